@@ -1,0 +1,93 @@
+// Per-request loaders: every upstream read of one GraphQL operation goes through them, so that
+// repeated or fanned-out fields cost one upstream call each instead of one per field. They are
+// created per request (never shared across keys), which is also why caching in them is safe.
+import DataLoader from 'dataloader';
+import type { V1Client } from './upstream/client.ts';
+import type { WireList, WireProtectionDevice, WireSecurityFramework, WireTrafficLogEntry } from './upstream/wire.ts';
+
+export interface DeviceListQuery {
+  limit: number;
+  offset: number;
+  order?: string;
+  organization?: string;
+  services?: string[];
+}
+
+export interface TrafficQuery {
+  limit: number;
+  offset: number;
+  order?: string;
+  actions?: string[];
+  search?: string;
+}
+
+/** The v1 devices page size used when scanning for devices by id (the contract's maximum). */
+const DEVICE_SCAN_PAGE = 500;
+
+export interface Loaders {
+  /** The frameworks of one organization: one list call per organization per operation. */
+  frameworksByOrganization: DataLoader<string, WireSecurityFramework[]>;
+  /** Pages of the device list, one call per distinct query. */
+  devicePages: DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>;
+  /** Devices by id: all the ids asked in one tick cost at most one paged scan of the list. */
+  deviceById: DataLoader<string, WireProtectionDevice | null>;
+  /** Pages of one device's traffic, one call per distinct (device, query). */
+  trafficPages: DataLoader<{ deviceId: string; query: TrafficQuery }, WireList<WireTrafficLogEntry>, string>;
+}
+
+/** A canonical key: the same query spelled with its properties in another order is the same call. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+/** Each key is settled on its own: one failed page must not fail the other pages of the batch. */
+function settleEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promise<(V | Error)[]> {
+  return Promise.all(keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+}
+
+export function createLoaders(client: V1Client): Loaders {
+  const deviceById = new DataLoader<string, WireProtectionDevice | null>(async (ids) => {
+    // v1 has no single-device read: walk the list in id order until every asked id is seen or
+    // the list passes the largest asked id. Ids that are not positive integers cannot exist.
+    const wanted = new Set(ids.filter((id) => /^[1-9]\d{0,15}$/.test(id)));
+    const found = new Map<string, WireProtectionDevice>();
+    const maxWanted = Math.max(0, ...[...wanted].map(Number));
+    for (let offset = 0; wanted.size > found.size; offset += DEVICE_SCAN_PAGE) {
+      const page = await devicePages.load({ limit: DEVICE_SCAN_PAGE, offset, order: 'id' });
+      for (const device of page.data) {
+        const id = String(device.id);
+        if (wanted.has(id)) found.set(id, device);
+      }
+      const last = page.data.at(-1);
+      if (!last || last.id >= maxWanted || offset + page.data.length >= page.total) break;
+    }
+    return ids.map((id) => found.get(id) ?? null);
+  });
+
+  const devicePages = new DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>(
+    (queries) =>
+      settleEach(queries, async (query) => {
+        const page = await client.listProtectionDevices(query);
+        // Devices seen in a list answer later lookups by id without another call.
+        for (const device of page.data) deviceById.prime(String(device.id), device);
+        return page;
+      }),
+    { cacheKeyFn: canonical },
+  );
+
+  return {
+    frameworksByOrganization: new DataLoader<string, WireSecurityFramework[]>((organizationIds) =>
+      settleEach(organizationIds, async (organizationId) => (await client.listSecurityFrameworks(organizationId)).data),
+    ),
+    devicePages,
+    deviceById,
+    trafficPages: new DataLoader<{ deviceId: string; query: TrafficQuery }, WireList<WireTrafficLogEntry>, string>(
+      (keys) => settleEach(keys, ({ deviceId, query }) => client.listTraffic(deviceId, query)),
+      { cacheKeyFn: canonical },
+    ),
+  };
+}

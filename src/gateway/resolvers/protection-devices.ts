@@ -1,0 +1,127 @@
+// Protection devices and their traffic logs. Lists go through the loaders (so identical pages
+// in one operation are fetched once) and become Relay connections through connections.ts.
+import type {
+  ProtectionDeviceFilter,
+  ProtectionDeviceOrder,
+  Resolvers,
+  TrafficLogFilter,
+  TrafficLogOrder,
+} from '../generated/resolvers.ts';
+import { resolveOffsetConnection, type ConnectionArgs } from '../connections.ts';
+import type { GatewayContext } from '../context.ts';
+import { isNotFound } from '../errors.ts';
+import type { WireTrafficLogEntry } from '../upstream/wire.ts';
+import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
+
+const DEVICE_ORDER_FIELDS: Record<string, string> = {
+  ID: 'id',
+  TYPE: 'type',
+  EMAIL: 'email',
+  DEVICE_ID: 'device_id',
+  ENDPOINT: 'endpoint',
+  PRIVATE_IP: 'privateIP',
+  ATB_KEY: 'atb_key',
+  ORGANIZATION: 'organization',
+};
+
+const TRAFFIC_ORDER_FIELDS: Record<string, string> = {
+  DATE_TIME: 'date_time',
+  ID: 'id',
+  TYPE: 'type',
+  SRC_IP: 'src_ip',
+  DEST_IP: 'dest_ip',
+  DEST_PORT: 'dest_port',
+};
+
+/** v1's `order`: the field, with `-` in front for descending. */
+function wireOrder(fields: Record<string, string>, order: { field: string; direction?: string | null }, fallbackDirection: string): string {
+  const field = fields[order.field];
+  if (field === undefined) throw new Error(`unmapped order field ${order.field}`);
+  return ((order.direction ?? fallbackDirection) === 'DESC' ? '-' : '') + field;
+}
+
+/** Lists of filter values are sets: sorted and de-duplicated, so equal filters bind equal cursors. */
+function normalisedSet(values: readonly string[] | null | undefined): string[] | undefined {
+  if (!values || values.length === 0) return undefined;
+  return [...new Set(values)].sort();
+}
+
+interface TrafficArgs extends ConnectionArgs {
+  filter?: TrafficLogFilter | null;
+  orderBy?: TrafficLogOrder | null;
+}
+
+export function trafficConnection(deviceId: string, args: TrafficArgs, { loaders }: GatewayContext) {
+  const id = requirePositiveId(deviceId, 'deviceId');
+  const order = wireOrder(TRAFFIC_ORDER_FIELDS, args.orderBy ?? { field: 'DATE_TIME' }, 'DESC');
+  const actions = normalisedSet(args.filter?.actions);
+  const search = args.filter?.search?.trim().replace(/\s+/g, ' ') || undefined;
+  return resolveOffsetConnection<WireTrafficLogEntry>(args, {
+    binding: JSON.stringify(['traffic', id, order, actions ?? null, search ?? null]),
+    defaultSize: 10,
+    fetch: async (offset, limit) => {
+      const page = await loaders.trafficPages.load({ deviceId: id, query: { limit, offset, order, actions, search } });
+      return { total: page.total, items: page.data };
+    },
+  });
+}
+
+interface DeviceArgs extends ConnectionArgs {
+  filter?: ProtectionDeviceFilter | null;
+  orderBy?: ProtectionDeviceOrder | null;
+}
+
+function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
+  const order = wireOrder(DEVICE_ORDER_FIELDS, args.orderBy ?? { field: 'ID' }, 'ASC');
+  const organization = args.filter?.organizationId == null ? undefined : requirePositiveId(args.filter.organizationId, 'filter.organizationId');
+  const services = normalisedSet(args.filter?.services);
+  return resolveOffsetConnection(args, {
+    binding: JSON.stringify(['devices', order, organization ?? null, services ?? null]),
+    defaultSize: 50,
+    fetch: async (offset, limit) => {
+      const page = await loaders.devicePages.load({ limit, offset, order, organization, services });
+      return { total: page.total, items: page.data };
+    },
+  });
+}
+
+export const protectionDeviceResolvers: Resolvers = {
+  Query: {
+    protectionDevices: (_parent, args, context) => deviceConnection(args, context),
+    async protectionDevice(_parent, args, { loaders }) {
+      if (!isPositiveIntegerId(args.id)) return null;
+      try {
+        return await loaders.deviceById.load(args.id);
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+    trafficLog: (_parent, args, context) => trafficConnection(args.deviceId, args, context),
+  },
+  ProtectionDevice: {
+    id: (device) => String(device.id),
+    atbKey: (device) => device.atb_key,
+    privateIp: (device) => device.privateIP,
+    deviceId: (device) => device.device_id,
+    traffic: (device, args, context) => trafficConnection(String(device.id), args, context),
+  },
+  DeviceCheck: {
+    webStat: (check) => check.web_stat,
+    chartStat: (check) => check.chart_stat,
+  },
+  ChartBucket: {
+    bucketStart: (bucket) => bucket.bucket_start,
+    bucketEnd: (bucket) => bucket.bucket_end,
+    totalRequests: (bucket) => bucket.total_requests,
+    maliciousRequests: (bucket) => bucket.malicious_requests,
+  },
+  TrafficLogEntry: {
+    id: (entry) => String(entry.id),
+    dateTime: (entry) => entry.date_time,
+    srcIp: (entry) => entry.src_ip,
+    destIp: (entry) => entry.dest_ip,
+    destPort: (entry) => entry.dest_port,
+    logMessage: (entry) => entry.log_message,
+  },
+};

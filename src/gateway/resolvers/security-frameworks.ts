@@ -1,0 +1,115 @@
+// Security frameworks: the v1 service lists them per organization (no single read, no paging),
+// so every lookup goes through the per-organization loader and the connection pages in memory.
+import type { Resolvers, SecurityFrameworkInput } from '../generated/resolvers.ts';
+import { connectionFromArray } from '../connections.ts';
+import { isNotFound } from '../errors.ts';
+import type { WireSecurityFramework } from '../upstream/wire.ts';
+import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
+import { outcomeOf, valueOf } from './payload.ts';
+
+/** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
+function toWireBody(input: SecurityFrameworkInput) {
+  return {
+    title: input.title,
+    security_frameworks: input.controls.map((control) => ({
+      id: control.id,
+      type: control.type,
+      title: control.title,
+      weight: control.weight,
+      details: control.details ?? {},
+      evidences: [],
+      frequency: control.frequency,
+      description: control.description ?? '',
+      evidence_type: control.evidenceType,
+    })),
+  };
+}
+
+async function findFramework(
+  load: (organizationId: string) => Promise<WireSecurityFramework[]>,
+  organizationId: string,
+  id: string,
+): Promise<WireSecurityFramework | null> {
+  if (!isPositiveIntegerId(id)) return null;
+  try {
+    return (await load(organizationId)).find((framework) => String(framework.id) === id) ?? null;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+export const securityFrameworkResolvers: Resolvers = {
+  Query: {
+    async securityFrameworks(_parent, args, { loaders }) {
+      const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+      const frameworks = await loaders.frameworksByOrganization.load(organizationId);
+      return connectionFromArray(frameworks, args, { binding: `frameworks:${organizationId}`, defaultSize: 'all' });
+    },
+    securityFramework(_parent, args, { loaders }) {
+      const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+      return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, args.id);
+    },
+  },
+  Mutation: {
+    async createSecurityFramework(_parent, args, { upstream, loaders }) {
+      const organizationId = args.organizationId ?? undefined;
+      const created = await outcomeOf(() =>
+        upstream.createSecurityFramework(
+          toWireBody(args.input),
+          organizationId === undefined ? undefined : requirePositiveId(organizationId, 'organizationId'),
+        ),
+      );
+      return {
+        created,
+        // Read back only when asked, and only when the organization is known: v1's create
+        // answers with the bare id and there is no single-framework read.
+        readBack: async () => {
+          const id = valueOf(created);
+          if (organizationId === undefined || id === null) return null;
+          loaders.frameworksByOrganization.clear(organizationId);
+          return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, String(id));
+        },
+      };
+    },
+    updateSecurityFramework: (_parent, args, { upstream, loaders }) =>
+      outcomeOf(async () => {
+        const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+        const id = requirePositiveId(args.id, 'id');
+        loaders.frameworksByOrganization.clear(organizationId);
+        return upstream.updateSecurityFramework(organizationId, id, toWireBody(args.input));
+      }),
+    deleteSecurityFramework: (_parent, args, { upstream, loaders }) =>
+      outcomeOf(async () => {
+        const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+        const id = requirePositiveId(args.id, 'id');
+        loaders.frameworksByOrganization.clear(organizationId);
+        return upstream.deleteSecurityFramework(organizationId, id);
+      }),
+  },
+  CreateSecurityFrameworkPayload: {
+    id: (payload) => String(valueOf(payload.created)),
+    securityFramework: (payload) => payload.readBack(),
+  },
+  UpdateSecurityFrameworkPayload: {
+    securityFramework: (payload) => valueOf(payload),
+  },
+  DeleteSecurityFrameworkPayload: {
+    securityFramework: (payload) => valueOf(payload),
+  },
+  SecurityFramework: {
+    id: (framework) => String(framework.id),
+    controls: (framework) => framework.security_frameworks,
+  },
+  Control: {
+    evidenceType: (control) => control.evidence_type,
+  },
+  Evidence: {
+    residualRisk: (evidence) => evidence.residual_risk,
+    submittedBy: (evidence) => evidence.submitted_by,
+  },
+  EvidenceSubmitter: {
+    userId: (submitter) => submitter.user_id,
+    userEmail: (submitter) => submitter.user_email,
+  },
+};

@@ -1,0 +1,198 @@
+// The gateway's HTTP server: Apollo Server 5 on a plain node:http server that also answers the
+// operator endpoints. Everything GraphQL goes through Apollo's executeHTTPGraphQLRequest; this
+// file only turns node's request into Apollo's and back, and owns the server's lifecycle.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import {
+  ApolloServerPluginLandingPageLocalDefault,
+  ApolloServerPluginLandingPageProductionDefault,
+} from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import cors from 'cors';
+import { pino, type Logger } from 'pino';
+import type { GatewayConfig } from './config.ts';
+import type { GatewayContext } from './context.ts';
+import { formatError } from './errors.ts';
+import { BodyTooLargeError, readBody } from './http/body.ts';
+import { createLoaders } from './loaders.ts';
+import { buildSchema } from './resolvers/index.ts';
+import { V1Client } from './upstream/client.ts';
+import { closePools } from './upstream/pool.ts';
+
+/** Where Apollo Sandbox runs from when it calls the gateway (embedded landing page or Studio). */
+const SANDBOX_ORIGINS = ['https://sandbox.embed.apollographql.com', 'https://studio.apollographql.com'];
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface GatewayOptions extends GatewayConfig {
+  upstreamUrl: string;
+  /** Embedded demo only: the key Sandbox's shared headers start with. */
+  demoKey?: string;
+  logger?: Logger;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  httpServer: Server;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** The client's key: `X-Service-Token`, or `Authorization: Bearer <key>`. */
+export function apiKeyOf(req: IncomingMessage): string | null {
+  const token = req.headers['x-service-token'];
+  if (typeof token === 'string' && token.trim() !== '') return token.trim();
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+function landingPage(options: GatewayOptions) {
+  if (!options.landingPage) return ApolloServerPluginLandingPageDisabled();
+  const firstQuery = `query FirstLook {\n  protectionDevices(first: 5) {\n    totalCount\n    nodes { id deviceId type endpoint services organization { name } }\n  }\n}\n`;
+  const embed = options.demoKey
+    ? { initialState: { sharedHeaders: { 'X-Service-Token': options.demoKey } } }
+    : true;
+  return options.production
+    ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
+    : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed, document: firstQuery });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const logger = options.logger ?? pino({ level: options.logLevel, base: { service: 'gateway' } });
+  const httpServer = createServer();
+  const apollo = new ApolloServer<GatewayContext>({
+    schema: buildSchema(),
+    introspection: options.introspection,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: options.production,
+    csrfPrevention: true,
+    formatError: (formatted, error) => formatError(formatted, error, (original) => logger.error({ err: original }, 'internal error')),
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPage(options)],
+  });
+  await apollo.start();
+
+  const corsHandler = cors({
+    origin: [...SANDBOX_ORIGINS, ...options.corsOrigins],
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
+    maxAge: 600,
+  });
+
+  async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    let body: unknown;
+    if (req.method === 'POST') {
+      let text: string;
+      try {
+        text = await readBody(req, BODY_LIMIT_BYTES);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          sendJson(res, 413, { errors: [{ message: 'Request body is too large.', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, { connection: 'close' });
+          return;
+        }
+        throw error;
+      }
+      const type = req.headers['content-type'] ?? '';
+      if (/^application\/(graphql-response\+)?json\b/i.test(type) && text !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          sendJson(res, 400, { errors: [{ message: 'Request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+          return;
+        }
+      } else {
+        body = text;
+      }
+    }
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    // A client that goes away cancels the upstream calls made on its behalf.
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search: url.search, body },
+      context: async () => {
+        const apiKey = apiKeyOf(req);
+        const upstream = new V1Client({
+          baseUrl: options.upstreamUrl,
+          apiKey,
+          deadlineMs: options.upstreamTimeoutMs,
+          signal: abort.signal,
+        });
+        return { requestId, apiKey, upstream, loaders: createLoaders(upstream) };
+      },
+    });
+    for (const [key, value] of response.headers) res.setHeader(key, value);
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  async function readiness(res: ServerResponse): Promise<void> {
+    // The upstream "answers" when it replies with its envelope at all: an unauthenticated call
+    // costs it nothing and needs no key here.
+    try {
+      const answer = await fetch(`${options.upstreamUrl}/api/v1/atb?limit=1`, { signal: AbortSignal.timeout(2000) });
+      const envelope = (await answer.json()) as { error?: unknown };
+      if (typeof envelope.error !== 'number') throw new Error('not a v1 envelope');
+      sendJson(res, 200, { status: 'ready' });
+    } catch {
+      sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
+    }
+  }
+
+  httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) || randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const path = (req.url ?? '/').split('?')[0];
+    const fail = (error: unknown) => {
+      logger.error({ err: error, requestId }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    };
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz') return void readiness(res).catch(fail);
+    if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
+    corsHandler(req, res, (error?: unknown) => {
+      if (error) return fail(error);
+      handleGraphQL(req, res, requestId).catch(fail);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port, options.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}/graphql`,
+    port,
+    httpServer,
+    logger,
+    async close() {
+      await apollo.stop(); // drains: stops accepting, lets requests in flight finish
+      await closePools();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// One keep-alive connection pool per upstream origin, for the life of the process: per-request
+// clients share it, so a GraphQL request costs no TCP (or TLS) handshake.
+import { Pool } from 'undici';
+
+export interface PoolOptions {
+  /** Sockets per origin. */
+  connections?: number;
+  /** How long an idle socket is kept; below the upstream's own idle timeout (Node's default is 5 s). */
+  keepAliveTimeout?: number;
+  /** Safety nets only: each call has its own, shorter deadline (see V1Client). */
+  headersTimeout?: number;
+  bodyTimeout?: number;
+  connectTimeout?: number;
+}
+
+const DEFAULTS: Required<PoolOptions> = {
+  connections: 64,
+  keepAliveTimeout: 4_000,
+  headersTimeout: 60_000,
+  bodyTimeout: 60_000,
+  connectTimeout: 10_000,
+};
+
+const pools = new Map<string, Pool>();
+
+/**
+ * The pool for `origin` (scheme, host and port; any path is ignored). Options apply when the pool
+ * is created: the first caller for an origin decides, later callers share that pool.
+ */
+export function getPool(origin: string | URL, options: PoolOptions = {}): Pool {
+  const key = new URL(origin).origin;
+  let pool = pools.get(key);
+  if (pool === undefined || pool.closed || pool.destroyed) {
+    // pipelining 1: no request waits behind another's slow response on the same socket.
+    pool = new Pool(key, { ...DEFAULTS, ...options, pipelining: 1 });
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
+/** Close every pool (on shutdown, after the requests in flight): idle sockets go at once. */
+export async function closePools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((pool) => pool.close()));
+}

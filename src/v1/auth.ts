@@ -1,0 +1,44 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Database } from './storage/database.ts';
+import { findKeyByHash, hashApiKey } from './storage/keys.ts';
+import { forbidden, unauthenticated } from './http/errors.ts';
+
+export const TOKEN_HEADER = 'x-service-token';
+
+/** Who is calling: the organization its key belongs to, or null for an admin key. */
+export interface Principal {
+  organizationId: number | null;
+  label: string;
+}
+
+/**
+ * Authenticates a request by its `X-Service-Token` (401 `unauthenticated` when missing, empty or
+ * unknown). The lookup is by SHA-256, and the stored hash is compared in constant time.
+ */
+export function authenticate(db: Database, req: IncomingMessage): Principal {
+  const header = req.headers[TOKEN_HEADER];
+  const token = Array.isArray(header) ? header[0] : header;
+  if (token === undefined || token.trim() === '') throw unauthenticated('The X-Service-Token header is required.');
+  const presented = hashApiKey(token);
+  const stored = findKeyByHash(db, presented);
+  if (!stored || !timingSafeEqual(stored.keyHash, presented)) {
+    throw unauthenticated('The X-Service-Token is not a valid key.');
+  }
+  return { organizationId: stored.organizationId, label: stored.label };
+}
+
+/** Whether the principal may see and change records of this organization. */
+export function mayAccess(principal: Principal, organizationId: number): boolean {
+  return principal.organizationId === null || principal.organizationId === organizationId;
+}
+
+/**
+ * 403 `forbidden` when an organization key names another organization (in a path, body or
+ * query; `field` says where).
+ */
+export function requireAccess(principal: Principal, organizationId: number, field?: string): void {
+  if (!mayAccess(principal, organizationId)) {
+    throw forbidden(`This key may not act on organization ${organizationId}.`, field);
+  }
+}

@@ -1,0 +1,190 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { authenticate } from './auth.ts';
+import { parseApiKeys } from './config.ts';
+import { readJsonBody, ClientAbortedError } from './http/body.ts';
+import { sendFailure, sendSuccess } from './http/envelope.ts';
+import { INTERNAL_MESSAGE, V1Error } from './http/errors.ts';
+import { Router } from './http/router.ts';
+import type { V1Context } from './http/router.ts';
+import { v1Routes } from './routes/index.ts';
+import { openDatabase } from './storage/database.ts';
+import type { Database } from './storage/database.ts';
+import { replaceConfiguredKeys } from './storage/keys.ts';
+import { countOrganizations } from './storage/organizations.ts';
+
+export interface SeedSizes {
+  devices?: number;
+  traffic?: number;
+  hotTraffic?: number;
+}
+
+export interface V1ServiceOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+  /** SQLite file (its folder is created), or `:memory:`. Default `./data/v1.sqlite`. */
+  database?: string;
+  /** `V1_API_KEYS` syntax: `key=1,other=*`. */
+  apiKeys?: string;
+  /** `demo` (default) fills an empty database with demo data; `none` leaves it as it is. */
+  seed?: 'demo' | 'none';
+  seedSizes?: SeedSizes;
+  /** Traffic entries per second appended by the simulator; 0 (default) is off. */
+  simulateTraffic?: number;
+  /** Where log lines go (default: stderr). Keys are never logged. */
+  logger?: (line: string) => void;
+}
+
+export interface DemoKey {
+  key: string;
+  organizationId: number | null;
+  label: string;
+}
+
+export interface V1Service {
+  url: string;
+  port: number;
+  db: Database;
+  /** The keys demo seeding created in this start (empty when nothing was seeded). */
+  demoKeys: DemoKey[];
+  close(): Promise<void>;
+}
+
+interface Simulator {
+  stop(): void;
+}
+
+// Demo seeding and the traffic simulator live beside the HTTP core and are loaded only when used.
+// (Specifiers built at run time while those modules are being written; static imports once they exist.)
+const SEED_MODULE = new URL('./seed/index.ts', import.meta.url).href;
+const SIMULATOR_MODULE = new URL('./simulator.ts', import.meta.url).href;
+
+async function seedDemoData(db: Database, sizes: SeedSizes): Promise<DemoKey[]> {
+  const { seedDemo } = (await import(SEED_MODULE)) as {
+    seedDemo: (db: Database, sizes: SeedSizes) => DemoKey[] | Promise<DemoKey[]>;
+  };
+  return [...(await seedDemo(db, sizes))];
+}
+
+async function startSimulator(db: Database, perSecond: number): Promise<Simulator> {
+  const { startTrafficSimulator } = (await import(SIMULATOR_MODULE)) as {
+    startTrafficSimulator: (db: Database, perSecond: number) => Simulator;
+  };
+  return startTrafficSimulator(db, perSecond);
+}
+
+/** Starts the reference v1 service; resolves once it listens. */
+export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1Service> {
+  const log = options.logger ?? ((line: string) => console.error(line));
+  const configuredKeys = parseApiKeys(options.apiKeys, 'apiKeys');
+  const db = openDatabase(options.database ?? './data/v1.sqlite');
+  let simulator: Simulator | undefined;
+  try {
+    let demoKeys: DemoKey[] = [];
+    if ((options.seed ?? 'demo') === 'demo' && countOrganizations(db) === 0) {
+      demoKeys = await seedDemoData(db, options.seedSizes ?? {});
+    }
+    replaceConfiguredKeys(db, configuredKeys);
+
+    const router = new Router(v1Routes);
+    const server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
+      void handleRequest(db, router, log, req, res);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    if (options.simulateTraffic) simulator = await startSimulator(db, options.simulateTraffic);
+
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${host}:${address.port}`,
+      port: address.port,
+      db,
+      demoKeys,
+      close() {
+        closing ??= (async () => {
+          simulator?.stop();
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeAllConnections();
+          await closed;
+          db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    simulator?.stop();
+    db.close();
+    throw error;
+  }
+}
+
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const at = url.indexOf('?');
+  return at < 0
+    ? { path: url, query: new URLSearchParams() }
+    : { path: url.slice(0, at), query: new URLSearchParams(url.slice(at + 1)) };
+}
+
+/**
+ * One request: authenticate (before routing, so an unknown route or id without a valid key is
+ * 401), route (404/405), run the handler, and answer in the envelope. Whatever is not a
+ * `V1Error` is logged here and answered with a bare 500 `internal`.
+ */
+async function handleRequest(
+  db: Database,
+  router: Router,
+  log: (line: string) => void,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const { path, query } = splitUrl(req.url ?? '/');
+  try {
+    const principal = authenticate(db, req);
+    const { handler, params } = router.match(method, path);
+    const ctx: V1Context = {
+      db,
+      req,
+      res,
+      method,
+      path,
+      params,
+      query,
+      principal,
+      readJson: () => readJsonBody(req),
+      log,
+    };
+    const result = await handler(ctx);
+    if (result) sendSuccess(res, result.status, result.fields);
+    else if (!res.writableEnded && !res.destroyed) throw new Error('handler returned no result and ended no response');
+  } catch (error) {
+    if (error instanceof ClientAbortedError) {
+      res.destroy();
+      return;
+    }
+    if (!(error instanceof V1Error)) {
+      log(`v1: ${method} ${path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof V1Error) {
+      // A body over the limit is left unread: close the connection rather than drain it.
+      if (error.status === 413) res.shouldKeepAlive = false;
+      sendFailure(res, error.status, error.messages, error.headers);
+    } else {
+      sendFailure(res, 500, [INTERNAL_MESSAGE]);
+    }
+  }
+}

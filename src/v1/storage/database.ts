@@ -1,0 +1,80 @@
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+
+export type { Database } from 'better-sqlite3';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/**
+ * Opens (creating when needed) the service's SQLite database and brings its schema up to date.
+ * `:memory:` gives a throwaway database; a file path gets its folder created and WAL journaling.
+ */
+export function openDatabase(path: string): Database {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const db = new BetterSqlite3(path);
+  try {
+    // WAL lets readers (list, export) proceed while a write commits; NORMAL is durable enough
+    // under WAL (a power cut may lose the last commits, never corrupt the file).
+    if (!inMemory) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    applyMigrations(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Names of the migration files, in the order they apply. */
+export function migrationNames(): string[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((name) => name.endsWith('.sql'))
+    .sort();
+}
+
+function applyMigrations(db: Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+  )`);
+  const isApplied = db.prepare<[string], { name: string }>('SELECT name FROM schema_migrations WHERE name = ?');
+  const record = db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)');
+  for (const name of migrationNames()) {
+    const sql = readFileSync(join(MIGRATIONS_DIR, name), 'utf8');
+    // IMMEDIATE takes the write lock before the check, so two processes opening one new file
+    // cannot both apply the same migration.
+    db.transaction(() => {
+      if (isApplied.get(name)) return;
+      db.exec(sql);
+      record.run(name, new Date().toISOString());
+    }).immediate();
+  }
+}
+
+const statementCache = new WeakMap<Database, Map<string, Statement>>();
+
+/** A prepared statement for `sql`, prepared once per database. */
+export function statement<P extends unknown[] = unknown[], R = unknown>(db: Database, sql: string): Statement<P, R> {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let prepared = cache.get(sql);
+  if (!prepared) {
+    prepared = db.prepare(sql);
+    cache.set(sql, prepared);
+  }
+  return prepared as unknown as Statement<P, R>;
+}
+
+/** The current time as the service writes it: RFC 3339, UTC, with milliseconds. */
+export function nowTimestamp(): string {
+  return new Date().toISOString();
+}

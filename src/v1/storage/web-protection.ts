@@ -1,0 +1,125 @@
+import type { WebProtectionCheck, WebProtectionRecord } from '../records.ts';
+import type { Database } from './database.ts';
+import { statement } from './database.ts';
+
+/** A web protection record as stored: the organization by id. */
+export interface WebProtectionInput {
+  organizationId: number;
+  email: string;
+  fqdn: string;
+  endpoint: string;
+  services: string[];
+  check: WebProtectionCheck;
+}
+
+/** The fields an edit may change (operation 5); absent ones stay. */
+export interface WebProtectionPatch {
+  organizationId?: number;
+  email?: string;
+  fqdn?: string;
+  endpoint?: string;
+  services?: string[];
+}
+
+interface RecordRow {
+  id: number;
+  email: string;
+  fqdn: string;
+  endpoint: string;
+  services: string;
+  check_block: string;
+  organization_id: number;
+  organization_name: string;
+  organization_logo: string;
+}
+
+const SELECT_RECORD = `
+  SELECT r.id, r.email, r.fqdn, r.endpoint, r.services, r.check_block,
+         o.id AS organization_id, o.name AS organization_name, o.logo AS organization_logo
+  FROM web_protection_records r JOIN organizations o ON o.id = r.organization_id`;
+
+function toRecord(row: RecordRow): WebProtectionRecord {
+  return {
+    id: row.id,
+    organization: { id: row.organization_id, name: row.organization_name, logo: row.organization_logo },
+    email: row.email,
+    fqdn: row.fqdn,
+    check: JSON.parse(row.check_block) as WebProtectionCheck,
+    endpoint: row.endpoint,
+    services: JSON.parse(row.services) as string[],
+  };
+}
+
+/** Stores a record (there is no create operation: seeding and test setup) and returns its id. */
+export function insertWebProtectionRecord(db: Database, input: WebProtectionInput & { id?: number }): number {
+  const result = statement(
+    db,
+    `INSERT INTO web_protection_records (id, organization_id, email, fqdn, endpoint, services, check_block)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    input.id ?? null,
+    input.organizationId,
+    input.email,
+    input.fqdn,
+    input.endpoint,
+    JSON.stringify(input.services),
+    JSON.stringify(input.check),
+  );
+  return Number(result.lastInsertRowid);
+}
+
+export function getWebProtectionRecord(db: Database, id: number): WebProtectionRecord | undefined {
+  const row = statement<[number], RecordRow>(db, `${SELECT_RECORD} WHERE r.id = ?`).get(id);
+  return row && toRecord(row);
+}
+
+/** Every record, of one organization when given, by id. */
+export function listWebProtectionRecords(db: Database, organizationId?: number): WebProtectionRecord[] {
+  const rows =
+    organizationId === undefined
+      ? statement<[], RecordRow>(db, `${SELECT_RECORD} ORDER BY r.id`).all()
+      : statement<[number], RecordRow>(db, `${SELECT_RECORD} WHERE r.organization_id = ? ORDER BY r.id`).all(
+          organizationId,
+        );
+  return rows.map(toRecord);
+}
+
+/** Applies the fields present in `patch`; returns the record after the edit. */
+export function updateWebProtectionRecord(
+  db: Database,
+  id: number,
+  patch: WebProtectionPatch,
+): WebProtectionRecord | undefined {
+  const update = db.transaction(() => {
+    // COALESCE keeps a column whose new value is not given (none of these columns is nullable).
+    statement(
+      db,
+      `UPDATE web_protection_records SET
+         organization_id = coalesce(?, organization_id),
+         email = coalesce(?, email),
+         fqdn = coalesce(?, fqdn),
+         endpoint = coalesce(?, endpoint),
+         services = coalesce(?, services)
+       WHERE id = ?`,
+    ).run(
+      patch.organizationId ?? null,
+      patch.email ?? null,
+      patch.fqdn ?? null,
+      patch.endpoint ?? null,
+      patch.services === undefined ? null : JSON.stringify(patch.services),
+      id,
+    );
+    return getWebProtectionRecord(db, id);
+  });
+  return update.immediate();
+}
+
+/** Removes a record and returns it as it was. */
+export function deleteWebProtectionRecord(db: Database, id: number): WebProtectionRecord | undefined {
+  const remove = db.transaction(() => {
+    const record = getWebProtectionRecord(db, id);
+    if (record) statement(db, 'DELETE FROM web_protection_records WHERE id = ?').run(id);
+    return record;
+  });
+  return remove.immediate();
+}

@@ -1,0 +1,560 @@
+// V1Client against a real (misbehaving) HTTP upstream: every fault becomes the contract's error
+// code, and no error says anything of the upstream's address or the key.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GraphQLError } from 'graphql';
+import type { ServerResponse } from 'node:http';
+import { V1Client, type CallRecord, type V1ClientOptions } from '../../src/gateway/upstream/client.ts';
+import { closePools } from '../../src/gateway/upstream/pool.ts';
+import {
+  GatewayError,
+  RequestCancelledError,
+  createFormatError,
+  isNotFound,
+  parseRetryAfter,
+} from '../../src/gateway/errors.ts';
+import {
+  contractBreaking,
+  envelopeError,
+  huge,
+  json,
+  notJson,
+  rateLimited,
+  refusedUrl,
+  resetBeforeHeaders,
+  resetMidBody,
+  slow,
+  startFaultUpstream,
+  status5xx,
+  truncated,
+  type Behaviour,
+  type FaultUpstream,
+} from '../helpers/fault-upstream.ts';
+
+const KEY = 'k3y-Secret-7f41c2d9e8';
+
+const org = { id: 2, name: 'Acme', logo: 'https://example.com/acme.png' };
+const device = {
+  id: 7,
+  organization: org,
+  atb_key: '0b5b2f3e-8a51-4c39-9d1e-2f4a6b8c9d0e',
+  type: 'firewall',
+  email: 'ops@acme.example',
+  check: {
+    stat: { vpn: 1, dnsbl: 0, iplist: 3, datetime: '2026-11-21T08:15:30Z' },
+    status: 1,
+    web_stat: [{ datetime: '2026-11-21T08:00:00Z', waf_protection: 0.5, total_managed_requests: 120 }],
+    chart_stat: [{ bucket_start: 0, bucket_end: 60, total_requests: 10, malicious_requests: 1 }],
+  },
+  plugin: { name: 'waf', config: {} },
+  endpoint: '203.0.113.7',
+  privateIP: '10.0.0.7',
+  services: ['waf'],
+  device_id: 'dev-7',
+};
+const entry = {
+  id: 11,
+  date_time: '2026-11-21T08:15:30Z',
+  type: 'waf',
+  src_ip: '198.51.100.1',
+  dest_ip: '10.0.0.7',
+  dest_port: '443',
+  log_message: 'GET / 403',
+  extra: { action: 'block' },
+};
+const framework = {
+  id: 5,
+  title: 'ISO 27001',
+  security_frameworks: [
+    {
+      id: 'A.5.1',
+      type: 'control',
+      title: 'Policies',
+      weight: 1.5,
+      details: {},
+      evidences: [
+        {
+          files: ['/api/v1/documents/organizations/2/security-frameworks/5/documents/A.5.1/policy.pdf'],
+          details: 'signed',
+          datetime: '2026-11-21T08:15:30Z',
+          completed: 1,
+          residual_risk: 0.2,
+          submitted_by: { user_id: '6f1c2b3a-1d2e-4f5a-8b9c-0d1e2f3a4b5c', user_email: 'ciso@acme.example' },
+        },
+      ],
+      frequency: '0 9 * * 1',
+      description: '',
+      evidence_type: 'document',
+    },
+  ],
+};
+const record = {
+  id: 3,
+  organization: org,
+  email: 'web@acme.example',
+  fqdn: 'shop.acme.example',
+  check: { stat: { fqdn: 1, proxy: 1, endpoint: 1, datetime: '2026-11-21T08:15:30Z' }, status: 1, web_stat: [] },
+  endpoint: '203.0.113.9',
+  services: ['waf', 'cdn'],
+};
+const ok = (fields: object) => ({ error: 0, messages: [], ...fields });
+
+let up: FaultUpstream;
+let calls: CallRecord[];
+
+beforeAll(async () => {
+  up = await startFaultUpstream();
+});
+afterAll(async () => {
+  await closePools();
+  await up.close();
+});
+beforeEach(() => {
+  up.calls.length = 0;
+  calls = [];
+});
+
+function client(options: Partial<V1ClientOptions> = {}): V1Client {
+  return new V1Client({ baseUrl: up.url, apiKey: KEY, deadlineMs: 3_000, onCall: (c) => calls.push(c), ...options });
+}
+
+/** The error a call fails with, checked for what must never be in it. */
+async function failure(promise: Promise<unknown>): Promise<GatewayError> {
+  const err: unknown = await promise.then(
+    () => expect.fail('expected the call to fail'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(GatewayError);
+  const error = err as GatewayError;
+  const text = JSON.stringify(error) + error.message;
+  for (const secret of [KEY, up.url, '127.0.0.1', String(up.port)]) expect(text).not.toContain(secret);
+  expect(error.originalError).toBeUndefined();
+  const { upstream } = error.extensions;
+  if (upstream !== undefined) {
+    expect(Object.keys(upstream).sort()).toEqual(['error', 'messages', 'status']);
+    for (const m of upstream.messages) {
+      expect(['code', 'field', 'message']).toEqual(expect.arrayContaining(Object.keys(m)));
+    }
+  }
+  return error;
+}
+
+describe('requests', () => {
+  it('lists devices with the key, Accept and every query parameter', async () => {
+    up.setBehaviour(json(200, ok({ total: 1, data: [device] })));
+    const list = await client().listProtectionDevices({
+      limit: 20,
+      offset: 40,
+      order: '-email',
+      organization: '2',
+      services: ['waf', 'cdn'],
+    });
+    expect(list).toEqual({ total: 1, data: [device] });
+    const [call] = up.calls;
+    expect(call?.method).toBe('GET');
+    expect(call?.path).toBe('/api/v1/atb');
+    expect(call?.headers['x-service-token']).toBe(KEY);
+    expect(call?.headers.accept).toBe('application/json');
+    expect(call?.query.get('limit')).toBe('20');
+    expect(call?.query.get('offset')).toBe('40');
+    expect(call?.query.get('order')).toBe('-email');
+    expect(call?.query.get('organization')).toBe('2');
+    expect(call?.query.getAll('services')).toEqual(['waf', 'cdn']);
+    expect(calls).toEqual([
+      { route: 'GET /api/v1/atb', method: 'GET', status: 200, durationMs: expect.any(Number), outcome: 'ok' },
+    ]);
+  });
+
+  it('lists traffic with repeated actions[], search, and the device id URL-encoded', async () => {
+    up.setBehaviour(json(200, ok({ total: 1, data: [entry] })));
+    const list = await client().listTraffic('7/../x', { actions: ['block', 'allow'], search: 'GET 403', limit: 10 });
+    expect(list.data[0]?.id).toBe(11);
+    const [call] = up.calls;
+    expect(call?.path).toBe('/api/v1/atb/7%2F..%2Fx/traffic');
+    expect(call?.query.getAll('actions[]')).toEqual(['block', 'allow']);
+    expect(call?.query.get('search')).toBe('GET 403');
+    expect(calls[0]?.route).toBe('GET /api/v1/atb/{id}/traffic');
+  });
+
+  it('keeps a dot-segment id inside its segment', async () => {
+    up.setBehaviour(json(200, ok({ total: 0, data: [] })));
+    await client().listTraffic('..');
+    expect(up.calls[0]?.path).toBe('/api/v1/atb/%2E%2E/traffic');
+  });
+
+  it('creates a framework with a JSON body and the organization query', async () => {
+    up.setBehaviour(json(201, ok({ security_framework: 42 })));
+    const body = { title: 'NIST', security_frameworks: [] };
+    expect(await client().createSecurityFramework(body, '2')).toBe(42);
+    const [call] = up.calls;
+    expect(call?.method).toBe('POST');
+    expect(call?.path).toBe('/api/v1/V-Ciso/security-frameworks');
+    expect(call?.query.get('organization')).toBe('2');
+    expect(call?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(call?.body ?? '')).toEqual(body);
+  });
+
+  it('sends no organization query when none is given', async () => {
+    up.setBehaviour(json(201, ok({ security_framework: 43 })));
+    await client().createSecurityFramework({ title: 'CIS', security_frameworks: [] });
+    expect(up.calls[0]?.query.has('organization')).toBe(false);
+  });
+
+  it('lists, edits and deletes frameworks', async () => {
+    up.setBehaviour(json(200, ok({ total: 1, data: [framework] })));
+    expect(await client().listSecurityFrameworks('2')).toEqual({ total: 1, data: [framework] });
+    up.setBehaviour(json(200, ok({ security_framework: framework })));
+    const edited = await client().updateSecurityFramework('2', '5', { title: 'ISO 27001', security_frameworks: [] });
+    expect(edited.id).toBe(5);
+    expect(await client().deleteSecurityFramework(2, 5)).toEqual(framework);
+    expect(up.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'GET /api/v1/organizations/2/security-frameworks',
+      'PUT /api/v1/organizations/2/security-frameworks/5',
+      'DELETE /api/v1/organizations/2/security-frameworks/5',
+    ]);
+    expect(up.calls[2]?.body).toBe('');
+    expect(calls.map((c) => c.route)).toEqual([
+      'GET /api/v1/organizations/{organizationid}/security-frameworks',
+      'PUT /api/v1/organizations/{organizationid}/security-frameworks/{frameworkid}',
+      'DELETE /api/v1/organizations/{organizationid}/security-frameworks/{frameworkid}',
+    ]);
+  });
+
+  it('edits and deletes web protection records', async () => {
+    up.setBehaviour(json(200, ok({ data: record })));
+    expect(await client().updateWebProtectionRecord('3', { fqdn: 'shop.acme.example' })).toEqual(record);
+    expect(await client().deleteWebProtectionRecord('3')).toEqual(record);
+    expect(JSON.parse(up.calls[0]?.body ?? '')).toEqual({ fqdn: 'shop.acme.example' });
+    expect(up.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'PUT /api/v1/cloud-defender/3',
+      'DELETE /api/v1/cloud-defender/3',
+    ]);
+  });
+
+  it('accepts null in the fields the GraphQL contract makes nullable', async () => {
+    const sparse = { ...device, check: null, plugin: null, endpoint: null, privateIP: null, atb_key: null };
+    up.setBehaviour(json(200, ok({ total: 1, data: [sparse] })));
+    expect((await client().listProtectionDevices()).data).toEqual([sparse]);
+  });
+
+  it('keeps a path prefix of the base URL', async () => {
+    up.setBehaviour(json(200, ok({ total: 0, data: [] })));
+    await client({ baseUrl: `${up.url}/v1-service/` }).listProtectionDevices();
+    expect(up.calls[0]?.path).toBe('/v1-service/api/v1/atb');
+  });
+
+  it('refuses an empty key before any call', async () => {
+    const err = await failure(client({ apiKey: '' }).listProtectionDevices());
+    expect(err.extensions.code).toBe('UNAUTHENTICATED');
+    expect(up.calls).toHaveLength(0);
+  });
+});
+
+describe('upstream statuses', () => {
+  const messages = [{ code: 'validation_failed', message: 'limit must be 1–500', field: 'limit' }];
+  it.each([
+    [401, 'UNAUTHENTICATED'],
+    [403, 'FORBIDDEN'],
+    [404, 'NOT_FOUND'],
+    [400, 'BAD_USER_INPUT'],
+    [422, 'BAD_USER_INPUT'],
+    [405, 'UPSTREAM_ERROR'],
+    [413, 'UPSTREAM_ERROR'],
+    [500, 'UPSTREAM_UNAVAILABLE'],
+    [503, 'UPSTREAM_UNAVAILABLE'],
+  ])('%i becomes %s with the upstream messages', async (status, code) => {
+    up.setBehaviour(envelopeError(status, messages));
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions).toEqual({ code, upstream: { status, error: 1, messages } });
+    expect(isNotFound(err)).toBe(code === 'NOT_FOUND');
+    expect(calls[0]).toMatchObject({ status, outcome: code });
+  });
+
+  it('puts the upstream message in the error message for input errors, not for 5xx', async () => {
+    up.setBehaviour(envelopeError(400, messages));
+    expect((await failure(client().listProtectionDevices())).message).toContain('limit must be 1–500');
+    up.setBehaviour(envelopeError(500, [{ code: 'internal', message: 'db exploded' }]));
+    expect((await failure(client().listProtectionDevices())).message).not.toContain('db exploded');
+  });
+
+  it('treats a 2xx with error != 0 as UPSTREAM_ERROR, plain-string messages normalized', async () => {
+    up.setBehaviour(envelopeError(200, ['quota exceeded', { code: 'x', message: 'y', field: 'z', stack: 'at /srv/app.js', url: 'http://internal' }, 42]));
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions).toEqual({
+      code: 'UPSTREAM_ERROR',
+      upstream: {
+        status: 200,
+        error: 1,
+        messages: [
+          { code: 'unspecified', message: 'quota exceeded' },
+          { code: 'x', message: 'y', field: 'z' },
+        ],
+      },
+    });
+  });
+
+  it('maps a 5xx that is not JSON (a proxy page) by its status', async () => {
+    up.setBehaviour((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<h1>Bad Gateway</h1>');
+    });
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 502, error: null, messages: [] } });
+  });
+
+  it('5xx from the fault helper', async () => {
+    up.setBehaviour(status5xx);
+    expect((await failure(client().listTraffic('7'))).extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+  });
+
+  it('RATE_LIMITED carries retryAfter from seconds or an HTTP date', async () => {
+    up.setBehaviour(rateLimited(7));
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions.code).toBe('RATE_LIMITED');
+    expect(err.extensions.retryAfter).toBe(7);
+    expect(err.extensions.upstream?.status).toBe(429);
+
+    up.setBehaviour(rateLimited(new Date(Date.now() + 30_000).toUTCString()));
+    const byDate = await failure(client().listProtectionDevices());
+    expect(byDate.extensions.retryAfter).toBeGreaterThanOrEqual(28);
+    expect(byDate.extensions.retryAfter).toBeLessThanOrEqual(31);
+
+    up.setBehaviour(json(429, { error: 1, messages: [] }));
+    expect((await failure(client().listProtectionDevices())).extensions).not.toHaveProperty('retryAfter');
+  });
+
+  it('never passes the key on, even when the upstream echoes it', async () => {
+    up.setBehaviour(envelopeError(401, [{ code: 'unauthenticated', message: `unknown key ${KEY}` }]));
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions.upstream?.messages[0]?.message).toBe('unknown key [redacted]');
+    expect(JSON.stringify(calls)).not.toContain(KEY);
+  });
+});
+
+describe('bad responses', () => {
+  it('not JSON', async () => {
+    up.setBehaviour(notJson);
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions).toEqual({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { status: 200, error: null, messages: [] } });
+  });
+
+  it('JSON that is not an object, or has no integer error', async () => {
+    up.setBehaviour(json(200, [1, 2]));
+    expect((await failure(client().listProtectionDevices())).extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
+    up.setBehaviour(json(200, { messages: [], total: 0, data: [] }));
+    expect((await failure(client().listProtectionDevices())).message).toContain('error: expected an integer');
+  });
+
+  it('data that is not an array', async () => {
+    up.setBehaviour(contractBreaking);
+    const err = await failure(client().listTraffic('7'));
+    expect(err.extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(err.message).toContain('data: expected an array');
+  });
+
+  it.each<[string, object, string]>([
+    ['a string id', { total: 1, data: [{ ...entry, id: '11' }] }, 'data[0].id: expected an integer'],
+    ['a missing field', { total: 1, data: [{ ...entry, log_message: undefined }] }, 'data[0].log_message: expected a string'],
+    ['a negative total', { total: -1, data: [] }, 'total: expected a non-negative integer'],
+    ['no total', { data: [] }, 'total: expected a non-negative integer'],
+    ['an extra that is not an object', { total: 1, data: [{ ...entry, extra: 'a=b' }] }, 'data[0].extra: expected an object'],
+  ])('a traffic list with %s', async (_name, fields, where) => {
+    up.setBehaviour(json(200, ok(fields)));
+    const err = await failure(client().listTraffic('7'));
+    expect(err.extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(err.message).toContain(where);
+  });
+
+  it('checks nested items: a control weight that is a string', async () => {
+    const broken = { ...framework, security_frameworks: [{ ...framework.security_frameworks[0], weight: '1.5' }] };
+    up.setBehaviour(json(200, ok({ total: 1, data: [broken] })));
+    const err = await failure(client().listSecurityFrameworks('2'));
+    expect(err.message).toContain('data[0].security_frameworks[0].weight: expected a number');
+  });
+
+  it('a create that does not return a numeric id', async () => {
+    up.setBehaviour(json(201, ok({ security_framework: '42' })));
+    const err = await failure(client().createSecurityFramework({ title: 't', security_frameworks: [] }, '2'));
+    expect(err.extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(err.extensions).not.toHaveProperty('outcome');
+  });
+
+  it('an edit whose result lacks the expected key', async () => {
+    up.setBehaviour(json(200, ok({ data: record })));
+    const err = await failure(client().updateSecurityFramework('2', '5', { title: 't', security_frameworks: [] }));
+    expect(err.message).toContain('security_framework: expected an object');
+  });
+
+  it('a body over the size cap, declared by Content-Length', async () => {
+    up.setBehaviour(json(200, ok({ total: 1, data: [entry] })));
+    const err = await failure(client({ maxBodyBytes: 100 }).listTraffic('7'));
+    expect(err.extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(err.message).toContain('over the 100-byte limit');
+  });
+
+  it('a streamed body over the size cap: reading stops', async () => {
+    let sawClose!: Promise<boolean>;
+    const streamed = huge(64 * 1024 * 1024);
+    up.setBehaviour(async (req, res: ServerResponse, body) => {
+      sawClose = new Promise((resolve) => res.on('close', () => resolve(res.writableFinished)));
+      await streamed(req, res, body);
+    });
+    const err = await failure(client({ maxBodyBytes: 256 * 1024 }).listTraffic('7'));
+    expect(err.extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(await sawClose).toBe(false); // the client hung up long before the 64 MiB were sent
+  });
+});
+
+describe('connection faults', () => {
+  it('connection refused: UPSTREAM_UNAVAILABLE, and a mutation is known not to have happened', async () => {
+    const url = await refusedUrl();
+    const port = new URL(url).port;
+    for (const call of [
+      (c: V1Client) => c.listProtectionDevices(),
+      (c: V1Client) => c.deleteWebProtectionRecord('3'),
+    ]) {
+      const err = await failure(call(client({ baseUrl: url })));
+      expect(err.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+      expect(JSON.stringify(err) + err.message).not.toContain(port);
+    }
+    expect(calls.map((c) => [c.status, c.outcome])).toEqual([
+      [null, 'UPSTREAM_UNAVAILABLE'],
+      [null, 'UPSTREAM_UNAVAILABLE'],
+    ]);
+  });
+
+  it('reset before headers: UNAVAILABLE; a mutation outcome is UNKNOWN', async () => {
+    up.setBehaviour(resetBeforeHeaders);
+    expect((await failure(client().listProtectionDevices())).extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+    const err = await failure(client().updateWebProtectionRecord('3', { email: 'a@b.example' }));
+    expect(err.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', outcome: 'UNKNOWN' });
+  });
+
+  it.each<[string, Behaviour]>([
+    ['reset mid-body', resetMidBody],
+    ['truncated body', truncated],
+  ])('%s: UNAVAILABLE; UNKNOWN outcome for a mutation', async (_name, behaviour) => {
+    up.setBehaviour(behaviour);
+    expect((await failure(client().listTraffic('7'))).extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+    const err = await failure(client().deleteSecurityFramework('2', '5'));
+    expect(err.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', outcome: 'UNKNOWN' });
+    expect(calls[0]?.status).toBe(200);
+  });
+
+  it('the deadline: UPSTREAM_TIMEOUT; a mutation outcome is UNKNOWN', async () => {
+    up.setBehaviour(slow(5_000, json(200, ok({ total: 0, data: [] }))));
+    const fast = client({ deadlineMs: 150 });
+    expect((await failure(fast.listProtectionDevices())).extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
+    const err = await failure(fast.createSecurityFramework({ title: 't', security_frameworks: [] }, '2'));
+    expect(err.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT', outcome: 'UNKNOWN' });
+    expect(calls.map((c) => c.outcome)).toEqual(['UPSTREAM_TIMEOUT', 'UPSTREAM_TIMEOUT']);
+  });
+
+  it('a slow answer within the deadline is fine', async () => {
+    up.setBehaviour(slow(50, json(200, ok({ total: 0, data: [] }))));
+    expect(await client({ deadlineMs: 2_000 }).listProtectionDevices()).toEqual({ total: 0, data: [] });
+  });
+
+  it('the deadline also covers a body that stalls', async () => {
+    up.setBehaviour((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"error":0,');
+    });
+    expect((await failure(client({ deadlineMs: 150 }).listTraffic('7'))).extensions.code).toBe('UPSTREAM_TIMEOUT');
+  });
+
+  it('the request signal cancels a call in flight: a cancellation, not an upstream error', async () => {
+    up.setBehaviour(slow(5_000, json(200, ok({ total: 0, data: [] }))));
+    const controller = new AbortController();
+    const pending = client({ signal: controller.signal }).listProtectionDevices();
+    setTimeout(() => controller.abort(), 50);
+    const err = await pending.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RequestCancelledError);
+    expect(err).not.toBeInstanceOf(GraphQLError);
+    expect(calls[0]?.outcome).toBe('CANCELLED');
+  });
+
+  it('an aborted signal makes no call at all', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(client({ signal: controller.signal }).listProtectionDevices()).rejects.toBeInstanceOf(RequestCancelledError);
+    expect(up.calls).toHaveLength(0);
+  });
+
+  it('reuses keep-alive connections across clients', async () => {
+    up.setBehaviour(json(200, ok({ total: 0, data: [] })));
+    const ports = new Set<number | undefined>();
+    up.setBehaviour((req, res, body) => {
+      ports.add(req.socket.remotePort);
+      return json(200, ok({ total: 0, data: [] }))(req, res, body);
+    });
+    for (let i = 0; i < 3; i++) await client().listProtectionDevices();
+    expect(ports.size).toBe(1);
+  });
+});
+
+describe('errors', () => {
+  it('parses Retry-After', () => {
+    const now = Date.parse('2026-11-21T08:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 08:00:10 GMT', now)).toBe(10);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 07:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  describe('formatError', () => {
+    const bug = new Error('secret db path /var/lib/x');
+    const located = new GraphQLError(bug.message, { path: ['a'], originalError: bug });
+
+    it('masks an error without a known code and reports its original', () => {
+      const seen: unknown[] = [];
+      const format = createFormatError({ onUnexpectedError: (e) => seen.push(e) });
+      const out = format(
+        { message: bug.message, path: ['a'], extensions: { code: 'INTERNAL_SERVER_ERROR', stacktrace: ['x'] } },
+        located,
+      );
+      expect(out).toEqual({ message: 'Internal server error', path: ['a'], extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      expect(seen).toEqual([bug]);
+    });
+
+    it('masks an unknown code, and a known code on something that is not a GraphQLError', () => {
+      const format = createFormatError();
+      const odd = new GraphQLError('x', { extensions: { code: 'TEAPOT' } });
+      expect(format({ message: 'x', extensions: { code: 'TEAPOT' } }, odd).extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+      const forged = Object.assign(new Error('leak'), { extensions: { code: 'NOT_FOUND' } });
+      const wrapped = new GraphQLError('leak', { path: ['a'], originalError: forged });
+      expect(format({ message: 'leak', extensions: { code: 'NOT_FOUND' } }, wrapped).message).toBe('Internal server error');
+    });
+
+    it('does not report a cancellation as a bug', () => {
+      const seen: unknown[] = [];
+      const format = createFormatError({ onUnexpectedError: (e) => seen.push(e) });
+      const wrapped = new GraphQLError('c', { path: ['a'], originalError: new RequestCancelledError() });
+      expect(format({ message: 'c', extensions: { code: 'INTERNAL_SERVER_ERROR' } }, wrapped).extensions?.code).toBe(
+        'INTERNAL_SERVER_ERROR',
+      );
+      expect(seen).toEqual([]);
+    });
+
+    it('keeps the gateway codes and Apollo codes, without stack traces unless asked', async () => {
+      up.setBehaviour(envelopeError(403, [{ code: 'forbidden', message: 'not yours' }]));
+      const err = await failure(client().listProtectionDevices());
+      const wrapped = new GraphQLError(err.message, { path: ['protectionDevices'], originalError: err });
+      const formatted = { ...wrapped.toJSON(), extensions: { ...err.extensions, stacktrace: ['at x'] } };
+      expect(createFormatError()(formatted, wrapped)).toEqual({
+        message: err.message,
+        path: ['protectionDevices'],
+        extensions: { code: 'FORBIDDEN', upstream: { status: 403, error: 1, messages: [{ code: 'forbidden', message: 'not yours' }] } },
+      });
+      expect(createFormatError({ includeStacktrace: true })(formatted, wrapped).extensions?.stacktrace).toEqual(['at x']);
+
+      for (const code of ['GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_USER_INPUT', 'PERSISTED_QUERY_NOT_FOUND']) {
+        const apollo = new GraphQLError('Cannot query field "x"', { extensions: { code } });
+        expect(createFormatError()({ message: apollo.message, extensions: { code } }, apollo)).toEqual({
+          message: apollo.message,
+          extensions: { code },
+        });
+      }
+    });
+  });
+});

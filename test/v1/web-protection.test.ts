@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebProtectionCheck, WebProtectionRecord } from '../../src/v1/records.ts';
+import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
+import { TEST_KEYS, TEST_ORGANIZATIONS, startTestV1, v1Request } from '../helpers/v1.ts';
+import type { TestV1, V1Response } from '../helpers/v1.ts';
+
+const path = (id: number | string) => `/api/v1/cloud-defender/${id}`;
+
+const CHECK: WebProtectionCheck = {
+  stat: { fqdn: 1, proxy: 1, endpoint: 0, datetime: '2026-11-20T23:00:00Z' },
+  status: 2,
+  web_stat: [
+    { datetime: '2026-11-20T22:00:00Z', waf_protection: 97.5, total_managed_requests: 18234 },
+    { datetime: '2026-11-20T23:00:00Z', waf_protection: 99, total_managed_requests: 20411 },
+  ],
+};
+
+let service: TestV1;
+let counter = 0;
+
+/** Stores a fresh record (there is no create operation) and returns it as the service serves it. */
+function seedRecord(organizationId = 1): WebProtectionRecord {
+  counter++;
+  const input = {
+    organizationId,
+    email: `owner${counter}@example.com`,
+    fqdn: `app${counter}.example.com`,
+    endpoint: `203.0.113.${counter}`,
+    services: ['waf', 'cdn'],
+    check: CHECK,
+  };
+  const id = insertWebProtectionRecord(service.db, input);
+  const { organizationId: _, ...rest } = input;
+  return {
+    id,
+    organization: TEST_ORGANIZATIONS.find((o) => o.id === organizationId)!,
+    email: rest.email,
+    fqdn: rest.fqdn,
+    check: CHECK,
+    endpoint: rest.endpoint,
+    services: rest.services,
+  };
+}
+
+function expectFailure(response: V1Response, status: number, expected: { code: string; field?: string }[]): void {
+  expect(response.status).toBe(status);
+  expect(Object.keys(response.json).sort()).toEqual(['error', 'messages']);
+  expect(response.json.error).toBe(1);
+  expect(response.json.messages.map((m: { code: string; field?: string }) => ({ code: m.code, field: m.field }))).toEqual(
+    expected.map(({ code, field }) => ({ code, field })),
+  );
+  for (const message of response.json.messages) expect(message.message).toEqual(expect.any(String));
+}
+
+beforeAll(async () => {
+  service = await startTestV1();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+describe('edit (operation 5)', () => {
+  it('with an empty body changes nothing and answers the whole record', async () => {
+    const record = seedRecord();
+    const response = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} });
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ error: 0, messages: [], data: record });
+    // No body at all reads as an empty one.
+    const bare = await v1Request(service, 'PUT', path(record.id));
+    expect(bare.json).toEqual({ error: 0, messages: [], data: record });
+  });
+
+  it('changes only the fields present, one at a time and all together', async () => {
+    const record = seedRecord();
+    const steps: [Record<string, unknown>, Partial<WebProtectionRecord>][] = [
+      [{ fqdn: 'shop.eu-west.example.org' }, { fqdn: 'shop.eu-west.example.org' }],
+      [{ email: 'secops+waf@example.org' }, { email: 'secops+waf@example.org' }],
+      [{ endpoint: '198.51.100.254' }, { endpoint: '198.51.100.254' }],
+      [{ services: ['ddos', 'bot_protection', 'rate_limiting', 'api_protection'] }, { services: ['ddos', 'bot_protection', 'rate_limiting', 'api_protection'] }],
+      [{ services: [] }, { services: [] }],
+      [
+        { fqdn: 'a-b.c9.example', email: 'x@y.example', endpoint: '0.0.0.0', services: ['waf'] },
+        { fqdn: 'a-b.c9.example', email: 'x@y.example', endpoint: '0.0.0.0', services: ['waf'] },
+      ],
+    ];
+    let expected = record;
+    for (const [body, change] of steps) {
+      expected = { ...expected, ...change };
+      const response = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body });
+      expect(response.status).toBe(200);
+      expect(response.json).toEqual({ error: 0, messages: [], data: expected });
+    }
+    const reread = await v1Request(service, 'PUT', path(record.id), { body: {} });
+    expect(reread.json.data).toEqual(expected);
+  });
+
+  it('moves a record to another existing organization with an admin key', async () => {
+    const record = seedRecord(1);
+    const response = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.admin, body: { organization: 3 } });
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ error: 0, messages: [], data: { ...record, organization: TEST_ORGANIZATIONS[2] } });
+    // Now organization 1's key no longer sees it.
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} }), 404, [{ code: 'not_found' }]);
+  });
+
+  it('lets an organization key name its own organization but not move a record elsewhere (403)', async () => {
+    const record = seedRecord(1);
+    const same = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 1 } });
+    expect(same.json).toEqual({ error: 0, messages: [], data: record });
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 2 } }), 403, [
+      { code: 'forbidden', field: 'organization' },
+    ]);
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 999 } }), 403, [
+      { code: 'forbidden', field: 'organization' },
+    ]);
+    const unchanged = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} });
+    expect(unchanged.json.data).toEqual(record);
+  });
+
+  const invalid: [string, unknown][] = [
+    ['organization', 0],
+    ['organization', -2],
+    ['organization', 1.5],
+    ['organization', '1'],
+    ['organization', null],
+    ['fqdn', 'localhost'],
+    ['fqdn', '-bad.example.com'],
+    ['fqdn', 'bad-.example.com'],
+    ['fqdn', 'under_score.example.com'],
+    ['fqdn', 'double..dot.com'],
+    ['fqdn', 'trailing.dot.com.'],
+    ['fqdn', `${'a'.repeat(64)}.example.com`],
+    ['fqdn', `${Array.from({ length: 64 }, () => 'abc').join('.')}.com`],
+    ['fqdn', 42],
+    ['email', 'not-an-address'],
+    ['email', 'a@b'],
+    ['email', 'two@@example.com'],
+    ['email', ''],
+    ['endpoint', '256.1.1.1'],
+    ['endpoint', '10.0.0'],
+    ['endpoint', '010.0.0.1'],
+    ['endpoint', '::1'],
+    ['endpoint', 'example.com'],
+    ['services', 'waf'],
+    ['services', ['firewall']],
+    ['services', ['waf', 'waf']],
+    ['services', [1]],
+  ];
+  for (const [field, value] of invalid) {
+    it(`rejects ${field} = ${JSON.stringify(value).slice(0, 40)} with 400 and changes nothing`, async () => {
+      const record = seedRecord();
+      const response = await v1Request(service, 'PUT', path(record.id), { body: { [field]: value } });
+      const expectedField = field === 'services' && Array.isArray(value) ? `services.${value.length - 1}` : field;
+      expectFailure(response, 400, [{ code: 'validation_failed', field: expectedField }]);
+      const reread = await v1Request(service, 'PUT', path(record.id), { body: {} });
+      expect(reread.json.data).toEqual(record);
+    });
+  }
+
+  it('rejects an organization that does not exist (400), with an admin key', async () => {
+    const record = seedRecord();
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: { organization: 999 } }), 400, [
+      { code: 'validation_failed', field: 'organization' },
+    ]);
+  });
+
+  it('rejects unknown fields and lists every problem', async () => {
+    const record = seedRecord();
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: { fqdn: 'ok.example.com', check: {} } }), 400, [
+      { code: 'unknown_field', field: 'check' },
+    ]);
+    expectFailure(
+      await v1Request(service, 'PUT', path(record.id), { body: { id: 5, fqdn: 'nodot', email: 'x', endpoint: '1.2.3', services: ['cdn', 'waf', 'cdn'] } }),
+      400,
+      [
+        { code: 'unknown_field', field: 'id' },
+        { code: 'validation_failed', field: 'fqdn' },
+        { code: 'validation_failed', field: 'email' },
+        { code: 'validation_failed', field: 'endpoint' },
+        { code: 'validation_failed', field: 'services.2' },
+      ],
+    );
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: [] }), 400, [{ code: 'validation_failed' }]);
+    const reread = await v1Request(service, 'PUT', path(record.id), { body: {} });
+    expect(reread.json.data).toEqual(record);
+  });
+
+  it('is 404 for an unknown id (edit never creates) and for another organization\'s record', async () => {
+    const ofOrg2 = seedRecord(2);
+    expectFailure(await v1Request(service, 'PUT', path(987654), { body: { fqdn: 'new.example.com' } }), 404, [{ code: 'not_found' }]);
+    expect(service.db.prepare('SELECT count(*) AS n FROM web_protection_records WHERE id = 987654').get()).toEqual({ n: 0 });
+    expectFailure(await v1Request(service, 'PUT', path(ofOrg2.id), { token: TEST_KEYS.org1, body: { fqdn: 'stolen.example.com' } }), 404, [
+      { code: 'not_found' },
+    ]);
+    const reread = await v1Request(service, 'PUT', path(ofOrg2.id), { token: TEST_KEYS.org2, body: {} });
+    expect(reread.json.data).toEqual(ofOrg2);
+  });
+
+  it('rejects an id that is not a positive integer', async () => {
+    for (const bad of ['0', 'abc', '-1', '2.5']) {
+      expectFailure(await v1Request(service, 'PUT', path(bad), { body: {} }), 400, [{ code: 'validation_failed', field: 'id' }]);
+    }
+  });
+});
+
+describe('delete (operation 6)', () => {
+  it('removes the record and answers it as it was; a second delete or a later edit is 404', async () => {
+    const record = seedRecord(2);
+    const response = await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org2 });
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({ error: 0, messages: [], data: record });
+    expectFailure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org2 }), 404, [{ code: 'not_found' }]);
+    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: {} }), 404, [{ code: 'not_found' }]);
+  });
+
+  it('is 404 for another organization\'s record (which stays) and 400 for a bad id', async () => {
+    const record = seedRecord(2);
+    expectFailure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org1 }), 404, [{ code: 'not_found' }]);
+    const still = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org2, body: {} });
+    expect(still.json.data).toEqual(record);
+    expectFailure(await v1Request(service, 'DELETE', path('x')), 400, [{ code: 'validation_failed', field: 'id' }]);
+  });
+});
