@@ -1,6 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // Apollo and @graphql-tools load graphql's CommonJS entry; without this alias the suites would
+    // load the .mjs entry too, and two copies of graphql break instanceof checks (GraphQLError).
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Suites start real HTTP servers and SQLite databases; give them room on a shared 2-core machine.

@@ -102,25 +102,23 @@ function build<T>(p: Plan, items: T[], start: number, total: number): Connection
 /**
  * A connection over an upstream list paged by offset and limit. Calls: one in the common case;
  * pages larger than `maxSize` (only with defaultSize 'all') take one per `maxSize` items; `last`
- * without `before` first asks for the total (`fetch(0, 1)`), then the page, and asks once more if
- * the total moved in between. An empty window still costs one `fetch(0, 1)` for the total.
+ * without `before` first asks for the total (`fetch(0, 1)`), then the page. An empty window still
+ * costs one `fetch(0, 1)` for the total. Backward pages are corrected once (one more call) when
+ * the list moved under them: the total changed since the probe, or `before` now lies past the end.
  */
 export async function resolveOffsetConnection<T>(
   args: ConnectionArgs,
   opts: OffsetConnectionOptions<T>,
 ): Promise<Connection<T>> {
   const p = plan(args, opts);
-  if (!(p.backward && p.before === null)) {
-    const { start, end } = pageWindow(p, Infinity);
-    const { items, total } = await fetchRange(opts.fetch, p.maxSize, start, end - start);
-    return build(p, items, start, total);
-  }
   // `last` from the end: the end is the total, which only the upstream knows.
-  let total = (await opts.fetch(0, 1)).total;
+  let total = p.backward && p.before === null ? (await opts.fetch(0, 1)).total : Infinity;
   for (let attempt = 0; ; attempt++) {
     const { start, end } = pageWindow(p, total);
-    const page = await fetchRange(opts.fetch, p.maxSize, start, end - start, total);
-    if (page.total === total || attempt === 1) return build(p, page.items, start, page.total);
+    const known = Number.isFinite(total) ? total : undefined;
+    const page = await fetchRange(opts.fetch, p.maxSize, start, end - start, known);
+    const moved = p.backward && (known === undefined ? end > page.total : page.total !== known);
+    if (!moved || attempt === 1) return build(p, page.items, start, page.total);
     total = page.total;
   }
 }

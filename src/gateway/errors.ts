@@ -1,7 +1,6 @@
 // Every GraphQL error of the gateway is made here (graphql.md, "Errors"), and `formatError` is the
 // last gate before a client: anything that does not carry one of these codes is masked.
 import { GraphQLError, type GraphQLErrorExtensions, type GraphQLFormattedError } from 'graphql';
-import { unwrapResolverError } from '@apollo/server/errors';
 
 export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
@@ -83,14 +82,24 @@ export function isCancelled(err: unknown): err is RequestCancelledError {
   return err instanceof RequestCancelledError;
 }
 
-function codeOf(err: unknown): unknown {
-  const unwrapped = err instanceof GraphQLError && err.originalError ? err.originalError : err;
-  return unwrapped instanceof GraphQLError ? unwrapped.extensions.code : undefined;
+/**
+ * A GraphQLError of any copy of graphql-js. Under vitest the app's code gets graphql's ESM build
+ * while externalised packages (Apollo Server) get its CommonJS build, so `instanceof` cannot tell;
+ * the class's own tag can.
+ */
+function isGraphQLError(err: unknown): err is GraphQLError {
+  return Object.prototype.toString.call(err) === '[object GraphQLError]';
+}
+
+/** The error a resolver threw, out of graphql-js's located wrapper (as Apollo's unwrapResolverError). */
+function unwrapResolverError(err: unknown): unknown {
+  return isGraphQLError(err) && err.path && err.originalError ? err.originalError : err;
 }
 
 /** A lookup turns this into null (graphql.md: "a lookup query returns null instead"). */
 export function isNotFound(err: unknown): boolean {
-  return codeOf(err) === ErrorCode.NOT_FOUND;
+  const original = unwrapResolverError(err);
+  return original instanceof GatewayError && original.code === ErrorCode.NOT_FOUND;
 }
 
 export function gatewayError(code: ErrorCode, message: string): GatewayError {
@@ -267,8 +276,8 @@ export type FormatError = (formattedError: GraphQLFormattedError, error: unknown
 /**
  * Apollo Server's `formatError`: errors carrying a known code pass (without a stack trace unless
  * asked); anything else is `INTERNAL_SERVER_ERROR` with a generic message, its original reported
- * to `onUnexpectedError`. A known code only counts when the original error is a GraphQLError
- * (thrown by us or made by Apollo), so a stray object with an `extensions` field cannot pass.
+ * to `onUnexpectedError`. A gateway code only counts on a GatewayError (made in this file), an
+ * Apollo code on a GraphQLError: a stray object with an `extensions` field cannot pass.
  */
 export function createFormatError(options: FormatErrorOptions = {}): FormatError {
   return (formattedError, error) => {
@@ -276,8 +285,7 @@ export function createFormatError(options: FormatErrorOptions = {}): FormatError
     const code = formattedError.extensions?.code;
     const known =
       typeof code === 'string' &&
-      original instanceof GraphQLError &&
-      (PUBLIC_CODES.has(code) || APOLLO_CODES.has(code));
+      ((original instanceof GatewayError && PUBLIC_CODES.has(code)) || (isGraphQLError(original) && APOLLO_CODES.has(code)));
     const { stacktrace, ...extensions } = formattedError.extensions ?? {};
     const keepStack = options.includeStacktrace && stacktrace !== undefined ? { stacktrace } : {};
     if (known) return { ...formattedError, extensions: { ...extensions, ...keepStack } };

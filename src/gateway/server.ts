@@ -15,7 +15,7 @@ import cors from 'cors';
 import { pino, type Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './context.ts';
-import { formatError } from './errors.ts';
+import { createFormatError } from './errors.ts';
 import { BodyTooLargeError, readBody } from './http/body.ts';
 import { createLoaders } from './loaders.ts';
 import { buildSchema } from './resolvers/index.ts';
@@ -75,7 +75,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: options.production,
     csrfPrevention: true,
-    formatError: (formatted, error) => formatError(formatted, error, (original) => logger.error({ err: original }, 'internal error')),
+    formatError: createFormatError({ onUnexpectedError: (error) => logger.error({ err: error }, 'internal error') }),
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPage(options)],
   });
   await apollo.start();
@@ -128,7 +128,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         const apiKey = apiKeyOf(req);
         const upstream = new V1Client({
           baseUrl: options.upstreamUrl,
-          apiKey,
+          // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
+          apiKey: apiKey ?? '',
           deadlineMs: options.upstreamTimeoutMs,
           signal: abort.signal,
         });

@@ -152,6 +152,7 @@ async function handleRequest(
   try {
     const principal = authenticate(db, req);
     const { handler, params } = router.match(method, path);
+    let body: Promise<unknown> | undefined;
     const ctx: V1Context = {
       db,
       req,
@@ -161,7 +162,7 @@ async function handleRequest(
       params,
       query,
       principal,
-      readJson: () => readJsonBody(req),
+      readJson: () => (body ??= readJsonBody(req)),
       log,
     };
     const result = await handler(ctx);

@@ -140,6 +140,12 @@ describe('create (operation 1)', () => {
   });
 });
 
+function deep(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: true };
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+}
+
 describe('body rules (create and edit alike)', () => {
   const valid = () => ({ title: 'Valid', security_frameworks: [control('C1'), control('C2')] });
   const cases: { name: string; body: unknown; expected: { code: string; field?: string }[] }[] = [
@@ -186,6 +192,11 @@ describe('body rules (create and edit alike)', () => {
         code: 'validation_failed',
         field: `security_frameworks.0.${name}`,
       })),
+    },
+    {
+      name: 'details nested deeper than 32 levels',
+      body: { title: 'T', security_frameworks: [control('C1', { details: deep(40) })] },
+      expected: [{ code: 'validation_failed', field: `security_frameworks.0.details${'.a'.repeat(32)}` }],
     },
     { name: 'unknown top-level field', body: { ...valid(), owner: 'me' }, expected: [{ code: 'unknown_field', field: 'owner' }] },
     {

@@ -272,26 +272,34 @@ export class V1Client {
   async #request<T>(call: Call<T>): Promise<T> {
     const { method } = call.route;
     const started = performance.now();
-    let status: number | null = null;
+    const seen: { status: number | null } = { status: null };
     let outcome: CallOutcome = 'ok';
     try {
-      const response = await this.#exchange(call);
-      status = response.status;
+      const response = await this.#exchange(call, seen);
       return this.#interpret(call, response);
     } catch (err) {
       outcome = isCancelled(err) ? 'CANCELLED' : err instanceof GatewayError ? err.code : ErrorCode.INTERNAL_SERVER_ERROR;
       throw err;
     } finally {
       try {
-        this.#onCall?.({ route: routeName(call.route), method, status, durationMs: performance.now() - started, outcome });
+        this.#onCall?.({
+          route: routeName(call.route),
+          method,
+          status: seen.status,
+          durationMs: performance.now() - started,
+          outcome,
+        });
       } catch {
         // A metrics hook must not change the result of the call.
       }
     }
   }
 
-  /** One HTTP exchange under the deadline and the request's signal; the body read under the cap. */
-  async #exchange(call: Call<unknown>): Promise<RawResponse> {
+  /**
+   * One HTTP exchange under the deadline and the request's signal; the body read under the cap.
+   * `seen.status` is set as soon as a status line arrives, even if the body then fails.
+   */
+  async #exchange(call: Call<unknown>, seen: { status: number | null }): Promise<RawResponse> {
     const { method } = call.route;
     if (this.#signal?.aborted) throw new RequestCancelledError();
     if (!/^[\x21-\x7e]+$/.test(this.#apiKey)) throw unauthenticated('The API key is empty or has characters a header cannot carry');
@@ -317,19 +325,18 @@ export class V1Client {
     };
     this.#signal?.addEventListener('abort', cancel, { once: true });
 
-    let status: number | null = null;
     try {
       const response = await getPool(this.#origin).request({ path, method, headers, body, signal: controller.signal });
-      status = response.statusCode;
+      seen.status = response.statusCode;
       const text = await this.#readCapped(response, method);
-      return { status, headers: response.headers, text };
+      return { status: response.statusCode, headers: response.headers, text };
     } catch (err) {
       if (ended === 'cancelled') throw new RequestCancelledError();
       if (ended === 'deadline') throw upstreamError({ kind: 'timeout' }, method);
       if (err instanceof GatewayError) throw err;
       const outcome = outcomeOfNetworkError(err);
       if (outcome === undefined) throw err;
-      throw upstreamError(outcome.kind === 'badResponse' ? { ...outcome, status } : outcome, method);
+      throw upstreamError(outcome.kind === 'badResponse' ? { ...outcome, status: seen.status } : outcome, method);
     } finally {
       clearTimeout(timer);
       this.#signal?.removeEventListener('abort', cancel);
@@ -343,9 +350,12 @@ export class V1Client {
         { kind: 'badResponse', status: response.statusCode, reason: `body: over the ${max}-byte limit` },
         method,
       );
+    // Stop reading: the socket is dropped and the rest never received. Destroying an unfinished
+    // undici body emits an abort error, which is expected here.
+    const discard = () => response.body.on('error', () => {}).destroy();
     const declared = Number(firstHeader(response.headers['content-length']));
     if (declared > max) {
-      response.body.destroy();
+      discard();
       throw tooLarge();
     }
     const chunks: Buffer[] = [];
@@ -353,7 +363,7 @@ export class V1Client {
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > max) {
-        response.body.destroy(); // stop reading: the socket goes, the rest is never received
+        discard();
         throw tooLarge();
       }
       chunks.push(chunk);

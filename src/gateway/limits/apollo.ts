@@ -1,0 +1,61 @@
+// The query limits as Apollo Server options: what server.ts spreads into `new ApolloServer(...)`.
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLFormattedError, ParseOptions, ValidationRule } from 'graphql';
+import { UpstreamBudgetExceededError } from './call-budget.ts';
+import { QueryTooComplexError, costLimitPlugin } from './cost.ts';
+import type { QueryLimits } from './settings.ts';
+import { queryShapeRules } from './shape-rules.ts';
+
+export interface LimitOptions<TContext extends BaseContext> {
+  validationRules: ValidationRule[];
+  parseOptions: ParseOptions;
+  allowBatchedHttpRequests: boolean;
+  plugins: ApolloServerPlugin<TContext>[];
+}
+
+export function limitOptions<TContext extends BaseContext>(limits: QueryLimits): LimitOptions<TContext> {
+  return {
+    validationRules: queryShapeRules(limits),
+    // graphql-js counts tokens while parsing and stops at the limit: an enormous document is
+    // never fully read. Apollo answers 400 GRAPHQL_PARSE_FAILED.
+    parseOptions: { maxTokens: limits.maxTokens },
+    // Apollo refuses batches with 400 when this is false; when true, server.ts bounds their size
+    // (batchTooLarge), since Apollo has no bound of its own.
+    allowBatchedHttpRequests: limits.maxBatchSize > 0,
+    plugins: [costLimitPlugin<TContext>(limits.maxCost)],
+  };
+}
+
+/**
+ * The answer to a batched request over the size limit, or undefined when the body may go on to
+ * Apollo (not a batch, batching off — Apollo refuses it itself — or within the limit).
+ */
+export function batchTooLarge(body: unknown, maxBatchSize: number): { errors: GraphQLFormattedError[] } | undefined {
+  if (!Array.isArray(body) || maxBatchSize <= 0 || body.length <= maxBatchSize) return undefined;
+  return {
+    errors: [
+      {
+        message: `A batched request may hold at most ${maxBatchSize} operations; this one holds ${body.length}.`,
+        extensions: { code: 'BAD_REQUEST', reason: 'BATCH_TOO_LARGE', limit: maxBatchSize },
+      },
+    ],
+  };
+}
+
+type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+/** The errors a limit raises, which a formatError that masks unknown codes must let through. */
+export function isLimitError(error: unknown): boolean {
+  const original = unwrapResolverError(error);
+  return original instanceof QueryTooComplexError || original instanceof UpstreamBudgetExceededError;
+}
+
+/** Wraps a formatError so that limit errors pass as they are (without a stack trace). */
+export function passLimitErrors(format: FormatError): FormatError {
+  return (formatted, error) => {
+    if (!isLimitError(error)) return format(formatted, error);
+    const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
+    return { ...formatted, extensions };
+  };
+}

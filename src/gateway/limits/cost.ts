@@ -1,0 +1,105 @@
+// The cost limit: an estimate of how much an operation asks for, where a connection's children
+// count once per item of the page it asks for. Checked once the variables are known (a `first`
+// given through a variable counts as much as a literal one), before anything runs.
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import {
+  GraphQLError,
+  getNamedType,
+  getVariableValues,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { LimitCode } from './settings.ts';
+
+/**
+ * The page a connection returns when the client gives neither `first` nor `last`
+ * (graphql.md, "Connections"). The frameworks list has no default page (all of them): it is
+ * counted at the largest page a client may ask for.
+ */
+export const DEFAULT_PAGE_SIZES: Readonly<Record<string, number>> = {
+  ProtectionDeviceConnection: 50,
+  TrafficLogConnection: 10,
+  SecurityFrameworkConnection: 100,
+};
+/** A connection type not in the table above counts at the largest page (graphql.md: 1–100). */
+const LARGEST_PAGE = 100;
+
+function pageSize(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * Each field costs 1 plus its children; a connection field (one taking `first`) costs 1 plus its
+ * children times the page asked for. An out-of-range `first` counts as asked: the resolver would
+ * refuse it anyway, and a cost error says as clearly what is wrong.
+ */
+export const connectionCostEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  const isConnection = field.args.some((arg) => arg.name === 'first');
+  if (!isConnection) return 1 + childComplexity;
+  const typeName = getNamedType(field.type).name;
+  const page = pageSize(args['first']) ?? pageSize(args['last']) ?? DEFAULT_PAGE_SIZES[typeName] ?? LARGEST_PAGE;
+  return 1 + childComplexity * page;
+};
+
+/**
+ * The estimated cost of the operation, or undefined when the variables do not fit their
+ * definitions (execution then refuses them with its own BAD_USER_INPUT, before any resolver).
+ * A document too large to estimate (graphql-query-complexity stops at 10,000 nodes, which
+ * repeated fragment spreads can reach) costs Infinity.
+ */
+export function estimateCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): number | undefined {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return undefined;
+  // Only the operation that runs counts: a document may hold several.
+  const single: DocumentNode = {
+    ...document,
+    definitions: document.definitions.filter((d) => d.kind !== 'OperationDefinition' || d === operation),
+  };
+  try {
+    return getComplexity({ schema, query: single, variables: variables ?? {}, estimators: [connectionCostEstimator] });
+  } catch (error) {
+    if (error instanceof GraphQLError) return Infinity;
+    throw error;
+  }
+}
+
+export class QueryTooComplexError extends GraphQLError {
+  constructor(cost: number, maxCost: number) {
+    const shown = Number.isFinite(cost) ? String(cost) : 'too large to estimate';
+    super(
+      `The operation's estimated cost (${shown}) is over the limit of ${maxCost}: ask for smaller pages (first/last) or fewer nested connections.`,
+      {
+        extensions: {
+          code: LimitCode.QUERY_TOO_COMPLEX,
+          ...(Number.isFinite(cost) ? { cost } : {}),
+          maxCost,
+          http: { status: 400 },
+        },
+      },
+    );
+    this.name = 'QueryTooComplexError';
+  }
+}
+
+/** Refuses, with HTTP 400 and QUERY_TOO_COMPLEX, an operation whose estimated cost is over `maxCost`. */
+export function costLimitPlugin<TContext extends BaseContext>(maxCost: number): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          // No operation to run (an unknown operationName): execution refuses it on its own.
+          if (!operation) return;
+          const cost = estimateCost(schema, document, operation, request.variables);
+          if (cost !== undefined && cost > maxCost) throw new QueryTooComplexError(cost, maxCost);
+        },
+      };
+    },
+  };
+}
