@@ -1,5 +1,6 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
 // whose message is one line naming the setting, so the command can print it and stop.
+import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -19,6 +20,8 @@ export interface GatewayConfig {
   landingPage: boolean;
   /** Level of the JSON logs (pino levels); `silent` turns them off. */
   logLevel: string;
+  /** Query limits: MAX_DEPTH, MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS, MAX_COST, MAX_UPSTREAM_CALLS, MAX_BATCH_SIZE. */
+  limits: QueryLimits;
 }
 
 type Env = Record<string, string | undefined>;
@@ -99,5 +102,15 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     introspection: booleanSetting(env, 'INTROSPECTION', !production),
     landingPage: booleanSetting(env, 'LANDING_PAGE', !production),
     logLevel,
+    limits: limitSettings(env),
   };
+}
+
+function limitSettings(env: Env): QueryLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const name of Object.keys(LIMIT_SETTINGS) as (keyof QueryLimits)[]) {
+    const { env: setting, min, max } = LIMIT_SETTINGS[name];
+    limits[name] = integerSetting(env, setting, DEFAULT_LIMITS[name], min, max);
+  }
+  return limits;
 }

@@ -12,15 +12,19 @@ import {
 } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import cors from 'cors';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './context.ts';
 import { createFormatError } from './errors.ts';
 import { BodyTooLargeError, readBody } from './http/body.ts';
+import { batchTooLarge, limitOptions, passLimitErrors } from './limits/index.ts';
 import { createLoaders } from './loaders.ts';
+import { createLogger } from './observability/logger.ts';
+import { GatewayMetrics } from './observability/metrics.ts';
+import { RequestObservation, observabilityPlugin, type ObservedContext } from './observability/plugin.ts';
 import { buildSchema } from './resolvers/index.ts';
 import { V1Client } from './upstream/client.ts';
-import { closePools } from './upstream/pool.ts';
+import { closePool } from './upstream/pool.ts';
 
 /** Where Apollo Sandbox runs from when it calls the gateway (embedded landing page or Studio). */
 const SANDBOX_ORIGINS = ['https://sandbox.embed.apollographql.com', 'https://studio.apollographql.com'];
@@ -67,7 +71,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const logger = options.logger ?? pino({ level: options.logLevel, base: { service: 'gateway' } });
+  const logger = options.logger ?? createLogger({ level: options.logLevel });
+  const metrics = new GatewayMetrics();
+  const limits = limitOptions<GatewayContext>(options.limits);
   const httpServer = createServer();
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
@@ -75,8 +81,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: options.production,
     csrfPrevention: true,
-    formatError: createFormatError({ onUnexpectedError: (error) => logger.error({ err: error }, 'internal error') }),
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), landingPage(options)],
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
+    allowBatchedHttpRequests: limits.allowBatchedHttpRequests,
+    formatError: passLimitErrors(createFormatError({ onUnexpectedError: (error) => logger.error({ err: error }, 'internal error') })),
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      landingPage(options),
+      ...limits.plugins,
+      observabilityPlugin<GatewayContext>({ logger, metrics }),
+    ],
   });
   await apollo.start();
 
@@ -111,6 +125,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       } else {
         body = text;
       }
+      const oversizedBatch = batchTooLarge(body, options.limits.maxBatchSize);
+      if (oversizedBatch) return sendJson(res, 400, oversizedBatch);
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
@@ -126,14 +142,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search: url.search, body },
       context: async () => {
         const apiKey = apiKeyOf(req);
+        const observation = new RequestObservation(metrics);
         const upstream = new V1Client({
           baseUrl: options.upstreamUrl,
           // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
           apiKey: apiKey ?? '',
           deadlineMs: options.upstreamTimeoutMs,
           signal: abort.signal,
+          onCall: observation.onCall,
         });
-        return { requestId, apiKey, upstream, loaders: createLoaders(upstream) };
+        const context: GatewayContext & ObservedContext = { requestId, apiKey, upstream, loaders: createLoaders(upstream), observation };
+        return context;
       },
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
@@ -169,6 +188,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       else res.destroy();
     };
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/metrics') {
+      return void metrics.render().then((text) => {
+        res.writeHead(200, { 'content-type': metrics.contentType });
+        res.end(text);
+      }, fail);
+    }
     if (path === '/readyz') return void readiness(res).catch(fail);
     if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
     corsHandler(req, res, (error?: unknown) => {
@@ -193,7 +218,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     async close() {
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
-      await closePools();
+      await closePool(options.upstreamUrl);
     },
   };
 }

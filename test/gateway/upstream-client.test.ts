@@ -337,6 +337,14 @@ describe('bad responses', () => {
     expect(err.extensions).toEqual({ code: 'UPSTREAM_BAD_RESPONSE', upstream: { status: 200, error: null, messages: [] } });
   });
 
+  it('a reply that is not HTTP at all', async () => {
+    up.setBehaviour((req) => {
+      req.socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
+    });
+    const err = await failure(client().listProtectionDevices());
+    expect(err.extensions).toEqual({ code: 'UPSTREAM_BAD_RESPONSE' });
+  });
+
   it('JSON that is not an object, or has no integer error', async () => {
     up.setBehaviour(json(200, [1, 2]));
     expect((await failure(client().listProtectionDevices())).extensions.code).toBe('UPSTREAM_BAD_RESPONSE');
@@ -471,6 +479,16 @@ describe('connection faults', () => {
     expect(err).toBeInstanceOf(RequestCancelledError);
     expect(err).not.toBeInstanceOf(GraphQLError);
     expect(calls[0]?.outcome).toBe('CANCELLED');
+  });
+
+  it('one request signal serves many concurrent calls, and cancels them all', async () => {
+    up.setBehaviour(slow(5_000, json(200, ok({ total: 0, data: [] }))));
+    const controller = new AbortController();
+    const c = client({ signal: controller.signal });
+    const pending = Array.from({ length: 12 }, () => c.listProtectionDevices().catch((e: unknown) => e));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    for (const err of await Promise.all(pending)) expect(err).toBeInstanceOf(RequestCancelledError);
   });
 
   it('an aborted signal makes no call at all', async () => {

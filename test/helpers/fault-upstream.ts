@@ -83,7 +83,7 @@ export function envelopeError(status = 200, messages: unknown[] = [{ code: 'fail
 /** Waits `ms`, then behaves as `then`; gives up quietly if the client left meanwhile. */
 export function slow(ms: number, then: Behaviour): Behaviour {
   return (req, res, body) => {
-    const timer = setTimeout(() => void then(req, res, body), ms);
+    const timer = setTimeout(() => Promise.resolve(then(req, res, body)).catch(() => res.destroy()), ms);
     res.on('close', () => clearTimeout(timer));
   };
 }

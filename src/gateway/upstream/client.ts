@@ -2,7 +2,7 @@
 // that request's key, deadline and abort signal); the connections come from the process-wide pool.
 // Every method goes through the private `request()`: retries of GETs, a circuit breaker or a call
 // budget, when they come, belong there and nowhere else.
-import type { Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type {
   WireList,
   WireProtectionDevice,
@@ -140,12 +140,13 @@ function networkCode(err: unknown): string | undefined {
 
 /** A failed exchange as an upstream outcome; undefined for an error that is the gateway's own bug. */
 function outcomeOfNetworkError(err: unknown): UpstreamOutcome | undefined {
+  // Its `code` is llhttp's (HPE_…), and absent for some replies that are not HTTP at all.
+  if (err instanceof undiciErrors.HTTPParserError) return { kind: 'badResponse', status: null, reason: 'not valid HTTP' };
   const code = networkCode(err);
   if (code === undefined) return undefined;
   if (TIMEOUTS.has(code)) return { kind: 'timeout' };
   if (NOT_SENT.has(code)) return { kind: 'unavailable', sent: false };
   if (CUT.has(code)) return { kind: 'unavailable', sent: true };
-  if (code.startsWith('HPE_')) return { kind: 'badResponse', status: null, reason: 'not valid HTTP' };
   if (/^E[A-Z]+$/.test(code)) return { kind: 'unavailable', sent: true };
   return undefined;
 }
@@ -178,6 +179,8 @@ export class V1Client {
   readonly #maxBodyBytes: number;
   readonly #signal: AbortSignal | undefined;
   readonly #onCall: ((call: CallRecord) => void) | undefined;
+  /** Cancels of the calls in flight: one listener on the request's signal serves them all. */
+  readonly #inflight = new Set<() => void>();
 
   constructor(options: V1ClientOptions) {
     const base = new URL(options.baseUrl);
@@ -191,6 +194,7 @@ export class V1Client {
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#signal = options.signal;
     this.#onCall = options.onCall;
+    this.#signal?.addEventListener('abort', () => this.#inflight.forEach((cancel) => cancel()), { once: true });
   }
 
   // --- Security frameworks (operations 1–4) ---------------------------------------------------
@@ -302,6 +306,7 @@ export class V1Client {
   async #exchange(call: Call<unknown>, seen: { status: number | null }): Promise<RawResponse> {
     const { method } = call.route;
     if (this.#signal?.aborted) throw new RequestCancelledError();
+    if (this.#apiKey === '') throw unauthenticated();
     if (!/^[\x21-\x7e]+$/.test(this.#apiKey)) throw unauthenticated('The API key is empty or has characters a header cannot carry');
 
     const search = call.query?.toString();
@@ -323,7 +328,7 @@ export class V1Client {
       ended ??= 'cancelled';
       controller.abort();
     };
-    this.#signal?.addEventListener('abort', cancel, { once: true });
+    this.#inflight.add(cancel);
 
     try {
       const response = await getPool(this.#origin).request({ path, method, headers, body, signal: controller.signal });
@@ -339,7 +344,7 @@ export class V1Client {
       throw upstreamError(outcome.kind === 'badResponse' ? { ...outcome, status: seen.status } : outcome, method);
     } finally {
       clearTimeout(timer);
-      this.#signal?.removeEventListener('abort', cancel);
+      this.#inflight.delete(cancel);
     }
   }
 

@@ -44,3 +44,11 @@ export async function closePools(): Promise<void> {
   pools.clear();
   await Promise.all(all.map((pool) => pool.close()));
 }
+
+/** Close the pool of one origin (a gateway stopping while others in the process go on). */
+export async function closePool(origin: string | URL): Promise<void> {
+  const key = new URL(origin).origin;
+  const pool = pools.get(key);
+  pools.delete(key);
+  await pool?.close();
+}

@@ -1,0 +1,110 @@
+// What the gateway tells its operator about each GraphQL request: one JSON log line (request id,
+// operation, outcome and error codes, duration, the upstream calls it made) and the metrics.
+// The API key is never among the fields read here.
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import type { CallRecord } from '../upstream/client.ts';
+import type { GatewayMetrics } from './metrics.ts';
+
+/** Upstream calls listed in one log line; a request that made more says how many in `upstreamCalls`. */
+const MAX_LOGGED_CALLS = 50;
+
+/**
+ * One GraphQL request as observed: created with the request's context (before Apollo starts on
+ * it, so the duration covers context creation), fed by V1Client's `onCall`.
+ */
+export class RequestObservation {
+  readonly startedAt = performance.now();
+  readonly calls: CallRecord[] = [];
+  #count = 0;
+
+  constructor(private readonly metrics?: GatewayMetrics) {}
+
+  /** Pass as V1Client's `onCall`. */
+  readonly onCall = (call: CallRecord): void => {
+    this.#count += 1;
+    if (this.calls.length < MAX_LOGGED_CALLS) this.calls.push(call);
+    this.metrics?.observeCall(call);
+  };
+
+  get callCount(): number {
+    return this.#count;
+  }
+}
+
+/** What the plugin needs of the context: its request id and observation. */
+export interface ObservedContext extends BaseContext {
+  requestId: string;
+  observation?: RequestObservation;
+}
+
+export interface ObservabilityOptions {
+  logger: Logger;
+  metrics: GatewayMetrics;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+function responseErrors(response: GraphQLRequestContextWillSendResponse<BaseContext>['response']): readonly GraphQLFormattedError[] {
+  const body = response.body;
+  return (body.kind === 'single' ? body.singleResult.errors : body.initialResult.errors) ?? [];
+}
+
+/** The distinct `extensions.code`s of the answer, in order; a limit's `reason` is kept beside its code. */
+function errorCodes(errors: readonly GraphQLFormattedError[]): string[] {
+  const codes = new Set<string>();
+  for (const error of errors) {
+    const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
+    const reason = error.extensions?.reason;
+    codes.add(typeof reason === 'string' ? `${code}:${reason}` : code);
+  }
+  return [...codes];
+}
+
+// Codes that say the gateway or its upstream failed, not the client: worth a warning.
+const OPERATOR_CODES = /^(INTERNAL_SERVER_ERROR|UPSTREAM_(UNAVAILABLE|TIMEOUT|BAD_RESPONSE))\b/;
+
+export function observabilityPlugin<TContext extends ObservedContext>({ logger, metrics }: ObservabilityOptions): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const startedAt = contextValue.observation?.startedAt ?? performance.now();
+      return {
+        async willSendResponse({ contextValue: context, request, response, operation, operationName }) {
+          const name = operationName ?? request.operationName ?? null;
+          const codes = errorCodes(responseErrors(response));
+          const observation = context.observation;
+          metrics.countOperation(name, codes[0]?.split(':')[0] ?? 'ok');
+          const line = {
+            requestId: context.requestId,
+            operation: name,
+            operationType: operation?.operation ?? null,
+            outcome: codes.length === 0 ? 'ok' : 'error',
+            errors: codes,
+            status: response.http.status ?? 200,
+            durationMs: round(performance.now() - startedAt),
+            upstreamCalls: observation?.callCount ?? 0,
+            upstream: (observation?.calls ?? []).map((call) => ({
+              route: call.route,
+              status: call.status,
+              durationMs: round(call.durationMs),
+              outcome: call.outcome,
+            })),
+          };
+          if (codes.some((code) => OPERATOR_CODES.test(code))) logger.warn(line, 'graphql request');
+          else logger.info(line, 'graphql request');
+        },
+      };
+    },
+
+    // Refused before an operation could be read (batching off, CSRF prevention, a body that is
+    // not a GraphQL request): Apollo creates no request context, so there is no request id here;
+    // the response still carries it in `x-request-id`.
+    async invalidRequestWasReceived({ error }) {
+      metrics.countOperation(null, 'BAD_REQUEST');
+      logger.info({ operation: null, outcome: 'error', errors: ['BAD_REQUEST'], reason: error.message }, 'graphql request refused');
+    },
+  };
+}
