@@ -1,34 +1,66 @@
 // The command (`npm start`): reads the configuration, starts the embedded reference service when
 // no upstream is configured, starts the gateway in front of it, and stops both on a signal.
 // This is the only module that knows both halves; they never import each other.
-import { ConfigError, parseGatewayConfig } from './gateway/config.ts';
+import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
 import { parseV1Config } from './v1/config.ts';
-import { startV1Service, type V1Service } from './v1/server.ts';
+import { DEMO_API_KEYS } from './v1/seed/generate/organizations.ts';
+import { startV1Service, type V1Service, type V1ServiceOptions } from './v1/server.ts';
+import { findKeyByHash, hashApiKey } from './v1/storage/keys.ts';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(1);
 }
 
-async function main(): Promise<void> {
-  let config;
-  let v1Options;
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
+/** Either half's ConfigError (two classes of the same name: the halves share no code). */
+function isConfigError(error: unknown): error is Error {
+  return error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError');
+}
+
+function readSettings(): { config: GatewayConfig; v1Options: V1ServiceOptions | undefined } {
   try {
-    config = parseGatewayConfig(process.env);
-    v1Options = config.upstreamUrl === undefined ? parseV1Config(process.env) : undefined;
+    const config = parseGatewayConfig(process.env);
+    // V1_* settings matter only to the embedded service; with UPSTREAM_URL they are not read.
+    const v1Options = config.upstreamUrl === undefined ? parseV1Config(process.env) : undefined;
+    return { config, v1Options };
   } catch (error) {
-    if (error instanceof Error && (error instanceof ConfigError || error.name === 'ConfigError')) fail(error.message);
+    if (isConfigError(error)) fail(error.message);
     throw error;
   }
+}
+
+/**
+ * The admin key to show. Seeding reports the keys it created only on the start that seeded; on a
+ * restart over the same database the demo keys (fixed strings) are still stored, so the admin
+ * one is shown when it still authenticates there.
+ */
+function demoAdminKey(service: V1Service): string | undefined {
+  const seeded = service.demoKeys.find((key) => key.organizationId === null)?.key;
+  if (seeded) return seeded;
+  const known = DEMO_API_KEYS.find((key) => key.organizationId === null)?.key;
+  if (known === undefined) return undefined;
+  return findKeyByHash(service.db, hashApiKey(known))?.organizationId === null ? known : undefined;
+}
+
+async function main(): Promise<void> {
+  const { config, v1Options } = readSettings();
 
   let embedded: V1Service | undefined;
   let demoKey: string | undefined;
   if (v1Options) {
     // The embedded default: the reference service on a free loopback port, demo data in a file
     // database (./data/v1.sqlite unless V1_DATABASE says otherwise), the gateway in front of it.
-    embedded = await startV1Service({ ...v1Options, host: '127.0.0.1', port: 0, seed: v1Options.seed ?? 'demo' });
-    demoKey = embedded.demoKeys.find((key) => key.organizationId === null)?.key;
+    try {
+      embedded = await startV1Service({ ...v1Options, host: '127.0.0.1', port: 0, seed: v1Options.seed ?? 'demo' });
+    } catch (error) {
+      fail(`embedded v1 service failed to start (V1_DATABASE ${v1Options.database ?? './data/v1.sqlite'}): ${firstLine(error)}`);
+    }
+    demoKey = demoAdminKey(embedded);
   }
   const upstreamUrl = (config.upstreamUrl ?? embedded!.url).replace(/\/api\/v1\/?$/, '').replace(/\/+$/, '');
 
@@ -39,16 +71,19 @@ async function main(): Promise<void> {
     await embedded?.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') fail(`PORT: cannot listen on ${config.host}:${config.port} (${code})`);
+    if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') fail(`HOST: cannot listen on ${config.host} (${code})`);
     throw error;
   }
 
   const shownHost = config.host === '127.0.0.1' || config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost}:${gateway.port}/graphql`;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${gateway.port}/graphql`;
   const lines = [`GraphQL gateway ready at ${url}`];
   if (embedded) {
-    lines.push(`Embedded v1 reference service at ${upstreamUrl} (demo data)`);
-    if (demoKey) lines.push(`Demo key (admin, all organizations): ${demoKey}  (send it as X-Service-Token)`);
-    lines.push(`Open ${url} in a browser: Apollo Sandbox starts with the demo key in its shared headers.`);
+    lines.push(`Embedded v1 reference service at ${upstreamUrl} (database ${v1Options?.database ?? './data/v1.sqlite'})`);
+    if (demoKey) {
+      lines.push(`Demo key (admin, all organizations): ${demoKey}  (send it as X-Service-Token)`);
+      if (config.landingPage) lines.push(`Open ${url} in a browser: Apollo Sandbox starts with the demo key in its shared headers.`);
+    }
   } else {
     lines.push(`Upstream v1 service: ${new URL(upstreamUrl).origin}`);
   }
@@ -56,10 +91,16 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: the operator does not want to wait for the requests in flight.
+      gateway.logger.warn({ signal }, 'stopping now, requests in flight are cut');
+      process.exit(1);
+    }
     stopping = true;
     gateway.logger.info({ signal }, 'stopping: finishing requests in flight');
     try {
+      // Stops accepting at once, lets the requests in flight finish (Apollo's drain plugin cuts
+      // them after its grace period), then the upstream they needed.
       await gateway.close();
       await embedded?.close();
       process.exit(0);
@@ -73,6 +114,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`gateway failed to start: ${firstLine(error)}\n`);
   process.exit(1);
 });

@@ -12,12 +12,34 @@ export interface GatewayConfig {
   /** Base URL of a v1 service, without `/api/v1`; undefined means "start the embedded one". */
   upstreamUrl: string | undefined;
   production: boolean;
-  /** Deadline of one upstream call. */
+  /** Deadline of one upstream call, its retries included. */
   upstreamTimeoutMs: number;
+  /** Deadline of all the upstream calls of one GraphQL operation; a call past it fails UPSTREAM_TIMEOUT. */
+  operationTimeoutMs: number;
+  /** Extra attempts of a failed upstream GET (mutations are never retried); 0 disables retries. */
+  upstreamRetries: number;
+  /** Consecutive availability failures that open an upstream's circuit; 0 never opens it. */
+  upstreamCircuitFailures: number;
+  /** How long an open circuit fails calls fast before one probe call is let through. */
+  upstreamCircuitCooldownMs: number;
+  /** Cap on an upstream response body; a larger one is UPSTREAM_BAD_RESPONSE. */
+  upstreamMaxBodyBytes: number;
   /** Front-end origins allowed by CORS, besides Apollo Sandbox's. */
   corsOrigins: string[];
   introspection: boolean;
   landingPage: boolean;
+  /** "Did you mean …?" in error messages: they spell out the schema to whoever probes it. */
+  fieldSuggestions: boolean;
+  /** `extensions.stacktrace` in error responses (debugging only; off by default everywhere). */
+  stackTraces: boolean;
+  /** Largest request body; a larger one is answered 413 without being read. */
+  bodyLimitBytes: number;
+  /** Time a client has to send its request headers; a slower one is cut (slowloris). */
+  headersTimeoutMs: number;
+  /** Time a client has to send its whole request (headers and body). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
   /** Level of the JSON logs (pino levels); `silent` turns them off. */
   logLevel: string;
   /** Query limits: MAX_DEPTH, MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS, MAX_COST, MAX_UPSTREAM_CALLS, MAX_BATCH_SIZE. */
@@ -98,12 +120,32 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     upstreamUrl: urlSetting(env, 'UPSTREAM_URL'),
     production,
     upstreamTimeoutMs: integerSetting(env, 'UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
+    operationTimeoutMs: integerSetting(env, 'OPERATION_TIMEOUT_MS', 15_000, 1, 600_000),
+    upstreamRetries: integerSetting(env, 'UPSTREAM_RETRIES', 2, 0, 10),
+    upstreamCircuitFailures: integerSetting(env, 'UPSTREAM_CIRCUIT_FAILURES', 5, 0, 10_000),
+    upstreamCircuitCooldownMs: integerSetting(env, 'UPSTREAM_CIRCUIT_COOLDOWN_MS', 5_000, 1, 3_600_000),
+    upstreamMaxBodyBytes: integerSetting(env, 'UPSTREAM_MAX_BODY_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     corsOrigins: originsSetting(env, 'CORS_ORIGINS'),
     introspection: booleanSetting(env, 'INTROSPECTION', !production),
     landingPage: booleanSetting(env, 'LANDING_PAGE', !production),
+    fieldSuggestions: booleanSetting(env, 'FIELD_SUGGESTIONS', !production),
+    stackTraces: booleanSetting(env, 'STACK_TRACES', false),
+    bodyLimitBytes: integerSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    ...httpTimeouts(env),
     logLevel,
     limits: limitSettings(env),
   };
+}
+
+function httpTimeouts(env: Env): Pick<GatewayConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'> {
+  const requestTimeoutMs = integerSetting(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = integerSetting(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
+  // node:http refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS: expected at most REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
+  }
+  const keepAliveTimeoutMs = integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs };
 }
 
 function limitSettings(env: Env): QueryLimits {

@@ -152,3 +152,10 @@ export function connectionFromArray<T>(items: T[], args: ConnectionArgs, opts: C
   const { start, end } = pageWindow(p, items.length);
   return build(p, items.slice(start, end), start, items.length);
 }
+
+/** `connectionFromArray` over a list loaded only once the arguments proved valid: bad paging
+ *  arguments or a foreign cursor cost no upstream call. */
+export async function connectionFromLoadedList<T>(args: ConnectionArgs, opts: ConnectionOptions, load: () => Promise<T[]>): Promise<Connection<T>> {
+  plan(args, opts);
+  return connectionFromArray(await load(), args, opts);
+}

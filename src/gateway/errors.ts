@@ -122,12 +122,17 @@ export function unauthenticated(message = 'An API key is required: send it as X-
 export type UpstreamOutcome =
   /** A response with a status that is not a success, or a 2xx whose envelope says `error` != 0. */
   | { kind: 'status'; status: number; detail: UpstreamDetail; retryAfter?: string | undefined }
-  /** No complete answer within the deadline. */
-  | { kind: 'timeout' }
+  /**
+   * No complete answer within the deadline. `sent: false` when the deadline had passed before the
+   * call could start, so nothing was sent (a mutation is then known not to have happened).
+   */
+  | { kind: 'timeout'; sent?: boolean }
   /** Connection refused (`sent: false`), or reset / closed early (`sent: true`). */
   | { kind: 'unavailable'; sent: boolean }
   /** Not JSON, over the size cap, or JSON that breaks the contract; `reason` names where, never a value. */
-  | { kind: 'badResponse'; status: number | null; reason: string };
+  | { kind: 'badResponse'; status: number | null; reason: string }
+  /** Not sent: the upstream's circuit breaker is open after a run of failures. */
+  | { kind: 'circuitOpen' };
 
 const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   UNAUTHENTICATED: 'The upstream service did not accept the API key',
@@ -174,7 +179,11 @@ export function upstreamError(outcome: UpstreamOutcome, method: string): Upstrea
     case 'timeout':
       return new UpstreamError(DEFAULT_MESSAGES.UPSTREAM_TIMEOUT, {
         code: ErrorCode.UPSTREAM_TIMEOUT,
-        ...(mutation ? { outcome: 'UNKNOWN' as const } : {}),
+        ...(mutation && outcome.sent !== false ? { outcome: 'UNKNOWN' as const } : {}),
+      });
+    case 'circuitOpen':
+      return new UpstreamError(`${DEFAULT_MESSAGES.UPSTREAM_UNAVAILABLE}: after repeated failures, calls to it are paused for a few seconds`, {
+        code: ErrorCode.UPSTREAM_UNAVAILABLE,
       });
     case 'unavailable':
       return new UpstreamError(DEFAULT_MESSAGES.UPSTREAM_UNAVAILABLE, {

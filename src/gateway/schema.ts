@@ -2,7 +2,7 @@
 // order, as codegen.yml's `schema` glob), and the resolvers of its custom scalars.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildASTSchema, concatAST, GraphQLScalarType, parse, type DocumentNode } from 'graphql';
+import { buildASTSchema, concatAST, GraphQLError, GraphQLScalarType, Kind, parse, type DocumentNode } from 'graphql';
 import {
   DateTimeResolver,
   EmailAddressResolver,
@@ -11,6 +11,7 @@ import {
   URLResolver,
   UUIDResolver,
 } from 'graphql-scalars';
+import { ErrorCode, gatewayError } from './errors.ts';
 import type { Resolvers } from './generated/resolvers.ts';
 
 const schemaDirectory = fileURLToPath(new URL('../../schema/', import.meta.url));
@@ -28,21 +29,50 @@ const declared = buildASTSchema(concatAST(typeDefs));
  * resolver's own `description` and `specifiedByURL` would otherwise replace the SDL's in the
  * executable schema, and Sandbox would show graphql-scalars' generic words instead of ours.
  */
-function documentedBySdl(scalar: GraphQLScalarType): GraphQLScalarType {
+function documentedBySdl(scalar: GraphQLScalarType, checkInput: (value: unknown) => void = () => {}): GraphQLScalarType {
   const sdl = declared.getType(scalar.name);
   if (!(sdl instanceof GraphQLScalarType)) throw new Error(`scalar ${scalar.name} is not declared in schema/*.graphql`);
+  const config = scalar.toConfig();
   return new GraphQLScalarType({
-    ...scalar.toConfig(),
+    ...config,
+    // A value the upstream sent that is not of the scalar's format breaks the v1 contract: the
+    // field is null with UPSTREAM_BAD_RESPONSE, not a masked gateway bug.
+    serialize(value) {
+      try {
+        return config.serialize(value);
+      } catch {
+        throw gatewayError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream sent a value that is not a valid ${scalar.name}.`);
+      }
+    },
+    parseValue(value) {
+      const parsed = config.parseValue(value);
+      checkInput(value);
+      return parsed;
+    },
+    parseLiteral(ast, variables) {
+      const parsed = config.parseLiteral(ast, variables);
+      if (ast.kind === Kind.STRING) checkInput(ast.value);
+      return parsed;
+    },
     description: sdl.description,
     specifiedByURL: sdl.specifiedByURL,
     astNode: sdl.astNode,
   });
 }
 
+const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** graphql-scalars' IPv4 also takes a CIDR suffix and leading zeros; v1 wants a plain dotted quad. */
+function requireDottedQuad(value: unknown): void {
+  if (typeof value !== 'string' || !DOTTED_QUAD.test(value)) {
+    throw new GraphQLError(`Value is not a dotted-quad IPv4 address: ${String(value).slice(0, 50)}`);
+  }
+}
+
 export const scalarResolvers = {
   DateTime: documentedBySdl(DateTimeResolver),
   EmailAddress: documentedBySdl(EmailAddressResolver),
-  IPv4: documentedBySdl(IPv4Resolver),
+  IPv4: documentedBySdl(IPv4Resolver, requireDottedQuad),
   UUID: documentedBySdl(UUIDResolver),
   URL: documentedBySdl(URLResolver),
   JSONObject: documentedBySdl(JSONObjectResolver),

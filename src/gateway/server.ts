@@ -6,29 +6,22 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import {
-  ApolloServerPluginLandingPageLocalDefault,
-  ApolloServerPluginLandingPageProductionDefault,
-} from '@apollo/server/plugin/landingPage/default';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import cors from 'cors';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './context.ts';
 import { createFormatError } from './errors.ts';
-import { BodyTooLargeError, readBody } from './http/body.ts';
-import { batchTooLarge, limitOptions, passLimitErrors } from './limits/index.ts';
+import { BodyTooLargeError, ClientGoneError, readBody } from './http/body.ts';
+import { corsMiddleware } from './http/cors.ts';
+import { disclosureOptions, withoutSuggestions } from './http/disclosure.ts';
+import { CallBudget, batchTooLarge, limitOptions, passLimitErrors } from './limits/index.ts';
 import { createLoaders } from './loaders.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation, observabilityPlugin, type ObservedContext } from './observability/plugin.ts';
 import { buildSchema } from './resolvers/index.ts';
+import { getCircuitState, onCircuitStateChange } from './upstream/circuit-breaker.ts';
 import { V1Client } from './upstream/client.ts';
 import { closePool } from './upstream/pool.ts';
-
-/** Where Apollo Sandbox runs from when it calls the gateway (embedded landing page or Studio). */
-const SANDBOX_ORIGINS = ['https://sandbox.embed.apollographql.com', 'https://studio.apollographql.com'];
-const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -53,17 +46,6 @@ export function apiKeyOf(req: IncomingMessage): string | null {
   return match?.[1] ?? null;
 }
 
-function landingPage(options: GatewayOptions) {
-  if (!options.landingPage) return ApolloServerPluginLandingPageDisabled();
-  const firstQuery = `query FirstLook {\n  protectionDevices(first: 5) {\n    totalCount\n    nodes { id deviceId type endpoint services organization { name } }\n  }\n}\n`;
-  const embed = options.demoKey
-    ? { initialState: { sharedHeaders: { 'X-Service-Token': options.demoKey } } }
-    : true;
-  return options.production
-    ? ApolloServerPluginLandingPageProductionDefault({ footer: false })
-    : ApolloServerPluginLandingPageLocalDefault({ footer: false, embed, document: firstQuery });
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
@@ -74,40 +56,55 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
   const limits = limitOptions<GatewayContext>(options.limits);
-  const httpServer = createServer();
+  const upstreamOrigin = new URL(options.upstreamUrl).origin;
+  metrics.setCircuitState(upstreamOrigin, getCircuitState(upstreamOrigin));
+  const stopCircuitMetrics = onCircuitStateChange((origin, state) => {
+    if (origin === upstreamOrigin) metrics.setCircuitState(origin, state);
+  });
+  const httpServer = createServer({
+    // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
+    // checked this often (node's default, 30 s, would let a short deadline run long).
+    headersTimeout: options.headersTimeoutMs,
+    requestTimeout: options.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4))),
+  });
+  httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
+  const { landingPagePlugin, ...disclosure } = disclosureOptions<GatewayContext>(options);
   const apollo = new ApolloServer<GatewayContext>({
     schema: buildSchema(),
-    introspection: options.introspection,
-    includeStacktraceInErrorResponses: false,
-    hideSchemaDetailsFromClientErrors: options.production,
+    ...disclosure,
     csrfPrevention: true,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: limits.allowBatchedHttpRequests,
-    formatError: passLimitErrors(createFormatError({ onUnexpectedError: (error) => logger.error({ err: error }, 'internal error') })),
+    formatError: withoutSuggestions(
+      passLimitErrors(
+        createFormatError({
+          includeStacktrace: options.stackTraces,
+          onUnexpectedError: (error) => logger.error({ err: error }, 'internal error'),
+        }),
+      ),
+      !options.fieldSuggestions,
+    ),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      landingPage(options),
+      landingPagePlugin,
       ...limits.plugins,
       observabilityPlugin<GatewayContext>({ logger, metrics }),
     ],
   });
   await apollo.start();
 
-  const corsHandler = cors({
-    origin: [...SANDBOX_ORIGINS, ...options.corsOrigins],
-    methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
-    maxAge: 600,
-  });
+  const corsHandler = corsMiddleware(options.corsOrigins);
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     let body: unknown;
     if (req.method === 'POST') {
       let text: string;
       try {
-        text = await readBody(req, BODY_LIMIT_BYTES);
+        text = await readBody(req, options.bodyLimitBytes);
       } catch (error) {
+        if (error instanceof ClientGoneError) return;
         if (error instanceof BodyTooLargeError) {
           sendJson(res, 413, { errors: [{ message: 'Request body is too large.', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, { connection: 'close' });
           return;
@@ -143,13 +140,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       context: async () => {
         const apiKey = apiKeyOf(req);
         const observation = new RequestObservation(metrics);
+        const budget = new CallBudget(options.limits.maxUpstreamCalls);
         const upstream = new V1Client({
           baseUrl: options.upstreamUrl,
           // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
           apiKey: apiKey ?? '',
           deadlineMs: options.upstreamTimeoutMs,
+          operationTimeoutMs: options.operationTimeoutMs,
+          retries: options.upstreamRetries,
+          circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
+          maxBodyBytes: options.upstreamMaxBodyBytes,
           signal: abort.signal,
           onCall: observation.onCall,
+          onRetry: (retry) => metrics.countRetry(retry.route),
+          beforeCall: () => budget.take(),
         });
         const context: GatewayContext & ObservedContext = { requestId, apiKey, upstream, loaders: createLoaders(upstream), observation };
         return context;
@@ -166,6 +170,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   async function readiness(res: ServerResponse): Promise<void> {
+    // An open circuit: GraphQL calls fail fast until a probe gets through, so not ready either.
+    if (getCircuitState(upstreamOrigin) === 'open') {
+      return sendJson(res, 503, { status: 'unavailable', reason: 'the upstream failed repeatedly; calls to it are paused' });
+    }
     // The upstream "answers" when it replies with its envelope at all: an unauthenticated call
     // costs it nothing and needs no key here.
     try {
@@ -218,6 +226,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     async close() {
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
+      stopCircuitMetrics();
       await closePool(options.upstreamUrl);
     },
   };

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.ts';
 import { parseApiKeys } from './config.ts';
@@ -82,6 +82,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
   const configuredKeys = parseApiKeys(options.apiKeys, 'apiKeys');
   const db = openDatabase(options.database ?? './data/v1.sqlite');
   let simulator: Simulator | undefined;
+  let server: Server | undefined;
   try {
     let demoKeys: DemoKey[] = [];
     if ((options.seed ?? 'demo') === 'demo' && countOrganizations(db) === 0) {
@@ -90,19 +91,21 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
     replaceConfiguredKeys(db, configuredKeys);
 
     const router = new Router(v1Routes);
-    const server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
+    server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
       void handleRequest(db, router, log, req, res);
     });
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
-        server.off('error', reject);
+      const listening = server!;
+      listening.once('error', reject);
+      listening.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
+        listening.off('error', reject);
         resolve();
       });
     });
     if (options.simulateTraffic) simulator = await startSimulator(db, options.simulateTraffic);
 
-    const address = server.address() as AddressInfo;
+    const listening = server;
+    const address = listening.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     let closing: Promise<void> | undefined;
     return {
@@ -113,8 +116,8 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
       close() {
         closing ??= (async () => {
           simulator?.stop();
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeAllConnections();
+          const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+          listening.closeAllConnections();
           await closed;
           db.close();
         })();
@@ -123,6 +126,10 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
     };
   } catch (error) {
     simulator?.stop();
+    if (server?.listening) {
+      server.close();
+      server.closeAllConnections();
+    }
     db.close();
     throw error;
   }

@@ -5,6 +5,8 @@ import { GraphQLError } from 'graphql';
 import type { ServerResponse } from 'node:http';
 import { V1Client, type CallRecord, type V1ClientOptions } from '../../src/gateway/upstream/client.ts';
 import { closePools } from '../../src/gateway/upstream/pool.ts';
+import { getCircuitState, onCircuitStateChange, resetCircuitBreakers } from '../../src/gateway/upstream/circuit-breaker.ts';
+import { RetryBudget, backoffMs, resetRetryBudgets, retryAfterMs } from '../../src/gateway/upstream/retry.ts';
 import {
   GatewayError,
   RequestCancelledError,
@@ -20,6 +22,7 @@ import {
   notJson,
   rateLimited,
   refusedUrl,
+  sequence,
   resetBeforeHeaders,
   resetMidBody,
   slow,
@@ -109,6 +112,9 @@ afterAll(async () => {
   await up.close();
 });
 beforeEach(() => {
+  // The breaker and the retry budget are per origin, and every case here shares one upstream.
+  resetCircuitBreakers();
+  resetRetryBudgets();
   up.calls.length = 0;
   calls = [];
 });
@@ -160,7 +166,7 @@ describe('requests', () => {
     expect(call?.query.get('organization')).toBe('2');
     expect(call?.query.getAll('services')).toEqual(['waf', 'cdn']);
     expect(calls).toEqual([
-      { route: 'GET /api/v1/atb', method: 'GET', status: 200, durationMs: expect.any(Number), outcome: 'ok' },
+      { route: 'GET /api/v1/atb', method: 'GET', status: 200, durationMs: expect.any(Number), outcome: 'ok', attempt: 1 },
     ]);
   });
 
@@ -312,6 +318,8 @@ describe('upstream statuses', () => {
     expect(err.extensions.code).toBe('RATE_LIMITED');
     expect(err.extensions.retryAfter).toBe(7);
     expect(err.extensions.upstream?.status).toBe(429);
+    // 7 s is past the 3 s deadline: no wait, no retry.
+    expect(up.calls).toHaveLength(1);
 
     up.setBehaviour(rateLimited(new Date(Date.now() + 30_000).toUTCString()));
     const byDate = await failure(client().listProtectionDevices());
@@ -424,9 +432,12 @@ describe('connection faults', () => {
       expect(err.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
       expect(JSON.stringify(err) + err.message).not.toContain(port);
     }
-    expect(calls.map((c) => [c.status, c.outcome])).toEqual([
-      [null, 'UPSTREAM_UNAVAILABLE'],
-      [null, 'UPSTREAM_UNAVAILABLE'],
+    // The GET is tried three times; the mutation once.
+    expect(calls.map((c) => [c.method, c.attempt, c.status, c.outcome])).toEqual([
+      ['GET', 1, null, 'UPSTREAM_UNAVAILABLE'],
+      ['GET', 2, null, 'UPSTREAM_UNAVAILABLE'],
+      ['GET', 3, null, 'UPSTREAM_UNAVAILABLE'],
+      ['DELETE', 1, null, 'UPSTREAM_UNAVAILABLE'],
     ]);
   });
 
@@ -508,6 +519,200 @@ describe('connection faults', () => {
     // body ends), but never open one per call.
     for (let i = 0; i < 6; i++) await client().listProtectionDevices();
     expect(ports.size).toBeLessThan(6);
+  });
+});
+
+describe('retries, circuit breaker and the operation deadline', () => {
+  const emptyList = json(200, ok({ total: 0, data: [] }));
+  const unavailable = envelopeError(503, [{ code: 'maintenance', message: 'Back soon' }]);
+
+  it('retries a GET after a 503 and a reset, reporting each attempt and each retry', async () => {
+    up.setBehaviour(sequence(unavailable, resetBeforeHeaders, emptyList));
+    const retries: unknown[] = [];
+    expect(await client({ onRetry: (r) => retries.push(r) }).listProtectionDevices()).toEqual({ total: 0, data: [] });
+    expect(up.calls).toHaveLength(3);
+    expect(calls.map((c) => [c.attempt, c.status, c.outcome])).toEqual([
+      [1, 503, 'UPSTREAM_UNAVAILABLE'],
+      [2, null, 'UPSTREAM_UNAVAILABLE'],
+      [3, 200, 'ok'],
+    ]);
+    expect(retries).toEqual([
+      { route: 'GET /api/v1/atb', method: 'GET', attempt: 2, delayMs: expect.any(Number), after: 'UPSTREAM_UNAVAILABLE', status: 503 },
+      { route: 'GET /api/v1/atb', method: 'GET', attempt: 3, delayMs: expect.any(Number), after: 'UPSTREAM_UNAVAILABLE', status: null },
+    ]);
+  });
+
+  it('gives up after 1 + retries attempts with the last error; retries: 0 makes one', async () => {
+    up.setBehaviour(unavailable);
+    expect((await failure(client({ retries: 1 }).listTraffic('7'))).extensions.upstream?.status).toBe(503);
+    expect(up.calls).toHaveLength(2);
+    up.calls.length = 0;
+    await failure(client({ retries: 0 }).listTraffic('7'));
+    expect(up.calls).toHaveLength(1);
+  });
+
+  it.each<[string, Behaviour]>([
+    ['a 4xx', envelopeError(409)],
+    ['a 2xx envelope error', envelopeError(200)],
+    ['a body that breaks the contract', contractBreaking],
+    ['a body that is not JSON', notJson],
+    ['a 501', envelopeError(501)],
+  ])('does not retry %s', async (_name, behaviour) => {
+    up.setBehaviour(behaviour);
+    await failure(client().listTraffic('7'));
+    expect(up.calls).toHaveLength(1);
+  });
+
+  it('does not retry a call that ran out of its deadline', async () => {
+    up.setBehaviour(slow(5_000, emptyList));
+    expect((await failure(client({ deadlineMs: 100 }).listTraffic('7'))).extensions.code).toBe('UPSTREAM_TIMEOUT');
+    expect(up.calls).toHaveLength(1);
+  });
+
+  it('never retries a mutation, whatever the failure', async () => {
+    for (const behaviour of [unavailable, resetBeforeHeaders, rateLimited(0)]) {
+      up.calls.length = 0;
+      up.setBehaviour(behaviour);
+      await failure(client().deleteWebProtectionRecord('3'));
+      expect(up.calls).toHaveLength(1);
+    }
+  });
+
+  it('waits at least Retry-After before retrying a 429 (0 s: the backoff alone)', async () => {
+    up.setBehaviour(sequence(rateLimited(0), rateLimited(1), emptyList));
+    await client().listProtectionDevices();
+    const [first, second, third] = up.calls.map((c) => c.receivedAt);
+    expect(third! - second!).toBeGreaterThanOrEqual(990);
+    expect(second! - first!).toBeLessThan(990);
+  });
+
+  it('the operation deadline cuts a call short, and a call after it is not sent', async () => {
+    up.setBehaviour(slow(5_000, emptyList));
+    const operation = client({ deadlineMs: 5_000, operationTimeoutMs: 150 });
+    const started = performance.now();
+    expect((await failure(operation.listTraffic('7'))).extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(up.calls).toHaveLength(1);
+    // Nothing is sent now, so a mutation is known not to have happened.
+    expect((await failure(operation.deleteSecurityFramework('2', '5'))).extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
+    expect((await failure(operation.listTraffic('7'))).extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });
+    expect(up.calls).toHaveLength(1);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a retry is not made when its wait would pass the deadline', async () => {
+    up.setBehaviour(rateLimited(1));
+    const err = await failure(client({ deadlineMs: 2_000, operationTimeoutMs: 500 }).listTraffic('7'));
+    expect(err.extensions.retryAfter).toBe(1);
+    expect(up.calls).toHaveLength(1);
+  });
+
+  it('opens the circuit after N availability failures, fails fast, then probes after the cool-down', async () => {
+    const changes: string[] = [];
+    const unsubscribe = onCircuitStateChange((origin, state) => {
+      if (origin === up.url) changes.push(state);
+    });
+    try {
+      const breaker = { failures: 3, cooldownMs: 200 };
+      up.setBehaviour(unavailable);
+      await failure(client({ circuitBreaker: breaker, retries: 0 }).listTraffic('7'));
+      await failure(client({ circuitBreaker: breaker, retries: 0 }).listTraffic('7'));
+      // A 4xx is the upstream answering: it ends the run of failures.
+      up.setBehaviour(envelopeError(409));
+      await failure(client({ circuitBreaker: breaker, retries: 0 }).listTraffic('7'));
+      up.setBehaviour(unavailable);
+      await failure(client({ circuitBreaker: breaker }).listTraffic('7')); // 3 attempts: opens on the third
+      expect(up.calls).toHaveLength(6);
+      expect(getCircuitState(up.url)).toBe('open');
+
+      up.calls.length = 0;
+      const fast = await failure(client({ circuitBreaker: breaker }).listTraffic('7'));
+      expect(fast.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+      expect(fast.message).toMatch(/^The upstream service is unavailable/);
+      expect((await failure(client({ circuitBreaker: breaker }).deleteWebProtectionRecord('3'))).extensions).toEqual({
+        code: 'UPSTREAM_UNAVAILABLE',
+      });
+      expect(up.calls).toHaveLength(0);
+
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(getCircuitState(up.url)).toBe('half-open');
+      // One probe at a time: the second call fails fast while the first is in flight.
+      up.setBehaviour(slow(100, emptyList));
+      const probe = client({ circuitBreaker: breaker }).listTraffic('7');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await failure(client({ circuitBreaker: breaker }).listTraffic('7'));
+      expect(await probe).toEqual({ total: 0, data: [] });
+      expect(up.calls).toHaveLength(1);
+      expect(getCircuitState(up.url)).toBe('closed');
+      expect(changes).toEqual(['open', 'half-open', 'closed']);
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('a failed probe opens the circuit again; a cancelled probe lets the next call probe', async () => {
+    const breaker = { failures: 1, cooldownMs: 100 };
+    up.setBehaviour(unavailable);
+    await failure(client({ circuitBreaker: breaker, retries: 0 }).listTraffic('7'));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await failure(client({ circuitBreaker: breaker }).listTraffic('7'));
+    expect(getCircuitState(up.url)).toBe('open');
+    expect(up.calls).toHaveLength(2); // the probe is not retried: the circuit opened again
+
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    up.setBehaviour(slow(5_000, emptyList));
+    const controller = new AbortController();
+    const cancelled = client({ circuitBreaker: breaker, signal: controller.signal }).listTraffic('7').catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    expect(await cancelled).toBeInstanceOf(RequestCancelledError);
+    expect(getCircuitState(up.url)).toBe('half-open');
+    up.setBehaviour(emptyList);
+    await client({ circuitBreaker: breaker }).listTraffic('7');
+    expect(getCircuitState(up.url)).toBe('closed');
+  });
+
+  it('timeouts count towards opening the circuit; a cancellation does not', async () => {
+    const breaker = { failures: 2, cooldownMs: 10_000 };
+    up.setBehaviour(slow(5_000, emptyList));
+    const controller = new AbortController();
+    const pending = client({ circuitBreaker: breaker, signal: controller.signal }).listTraffic('7').catch(() => undefined);
+    setTimeout(() => controller.abort(), 20);
+    await pending;
+    await failure(client({ circuitBreaker: breaker, deadlineMs: 50 }).listTraffic('7'));
+    expect(getCircuitState(up.url)).toBe('closed');
+    await failure(client({ circuitBreaker: breaker, deadlineMs: 50 }).listTraffic('7'));
+    expect(getCircuitState(up.url)).toBe('open');
+  });
+
+  it('a request cancelled during the wait before a retry stops there', async () => {
+    up.setBehaviour(rateLimited(2));
+    const controller = new AbortController();
+    const pending = client({ signal: controller.signal }).listTraffic('7').catch((e: unknown) => e);
+    setTimeout(() => controller.abort(), 100);
+    expect(await pending).toBeInstanceOf(RequestCancelledError);
+    expect(up.calls).toHaveLength(1);
+  });
+
+  it('backoff is full jitter under an exponential ceiling; Retry-After in milliseconds', () => {
+    expect(backoffMs(1, { baseMs: 50, capMs: 1_000 }, () => 0.999)).toBe(49);
+    expect(backoffMs(3, { baseMs: 50, capMs: 1_000 }, () => 0.999)).toBe(199);
+    expect(backoffMs(9, { baseMs: 50, capMs: 1_000 }, () => 0.999)).toBe(999);
+    expect(backoffMs(2, { baseMs: 50, capMs: 1_000 }, () => 0)).toBe(0);
+    const now = Date.parse('2026-11-21T08:00:00Z');
+    expect(retryAfterMs('2', now)).toBe(2_000);
+    expect(retryAfterMs('Sat, 21 Nov 2026 08:00:03 GMT', now)).toBe(3_000);
+    expect(retryAfterMs('later', now)).toBeUndefined();
+  });
+
+  it('the retry budget: a share of the calls, on top of a small reserve', () => {
+    const budget = new RetryBudget({ ratio: 0.25, perSecond: 0, max: 3 });
+    const granted = () => Array.from({ length: 10 }, () => budget.tryWithdraw()).filter(Boolean).length;
+    expect(granted()).toBe(3);
+    for (let i = 0; i < 10; i++) budget.deposit();
+    expect(granted()).toBe(2);
+    for (let i = 0; i < 100; i++) budget.deposit();
+    expect(granted()).toBe(3); // never more than the cap
   });
 });
 

@@ -10,6 +10,8 @@ export interface RecordedCall {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   body: string;
+  /** `performance.now()` when the request was read, to measure the waits between attempts. */
+  receivedAt: number;
 }
 
 /** How the upstream answers one request; `body` is the request body, already read. */
@@ -20,6 +22,8 @@ export interface FaultUpstream {
   url: string;
   port: number;
   calls: RecordedCall[];
+  /** The calls to one path (without the query string). */
+  callsTo(path: string): RecordedCall[];
   setBehaviour(behaviour: Behaviour): void;
   close(): Promise<void>;
 }
@@ -35,7 +39,7 @@ export async function startFaultUpstream(behaviour: Behaviour = json(200, EMPTY_
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const [path = '', search = ''] = (req.url ?? '').split('?', 2);
-      calls.push({ method: req.method ?? '', path, query: new URLSearchParams(search), headers: req.headers, body });
+      calls.push({ method: req.method ?? '', path, query: new URLSearchParams(search), headers: req.headers, body, receivedAt: performance.now() });
       Promise.resolve(current(req, res, body)).catch(() => res.destroy());
     });
   });
@@ -45,6 +49,7 @@ export async function startFaultUpstream(behaviour: Behaviour = json(200, EMPTY_
     url: `http://127.0.0.1:${port}`,
     port,
     calls,
+    callsTo: (path) => calls.filter((call) => call.path === path),
     setBehaviour(next) {
       current = next;
     },
@@ -66,6 +71,24 @@ export async function refusedUrl(): Promise<string> {
 }
 
 // --- Behaviours ----------------------------------------------------------------------------------
+
+/** Routes by path (without the query string): one part of an operation can fail while the rest answers. */
+export function byPath(routes: Record<string, Behaviour>, otherwise: Behaviour): Behaviour {
+  return (req, res, body) => {
+    const path = (req.url ?? '').split('?', 1)[0] ?? '';
+    return (routes[path] ?? otherwise)(req, res, body);
+  };
+}
+
+/** The n-th request gets the n-th behaviour; the last one answers every request after it. */
+export function sequence(...behaviours: [Behaviour, ...Behaviour[]]): Behaviour {
+  let n = 0;
+  return (req, res, body) => {
+    const behaviour = behaviours[Math.min(n, behaviours.length - 1)]!;
+    n += 1;
+    return behaviour(req, res, body);
+  };
+}
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Behaviour {
   return (_req, res) => {

@@ -100,3 +100,42 @@ export async function startStack(
     },
   };
 }
+
+export interface GatewayOn {
+  gateway: Gateway;
+  /** Every JSON log line of the gateway. */
+  logs: string[];
+  /** Sends a typed operation with `key` as X-Service-Token (null: none). */
+  query<TData, TVariables extends Record<string, unknown>>(
+    document: TypedDocumentNode<TData, TVariables>,
+    variables: TVariables,
+    key: string | null,
+  ): Promise<GraphQLResponse<TData>>;
+  /** GET on an operator endpoint (`/readyz`, `/metrics`…). */
+  get(path: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Only the gateway, on port 0, in front of any upstream (e.g. a fault upstream). `env` holds
+ * settings as the environment would give them (`UPSTREAM_TIMEOUT_MS`, `UPSTREAM_RETRIES`…).
+ */
+export async function startGatewayOn(upstreamUrl: string, env: Record<string, string> = {}): Promise<GatewayOn> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const gateway = await startGateway({ ...parseGatewayConfig(env), port: 0, upstreamUrl, logger: pino({ level: 'info' }, sink) });
+  return {
+    gateway,
+    logs,
+    query(document, variables, key) {
+      return postGraphQL(gateway.url, { query: print(document), variables }, key === null ? {} : { 'x-service-token': key });
+    },
+    get: (path) => fetch(new URL(path, gateway.url)),
+    close: () => gateway.close(),
+  };
+}

@@ -34,7 +34,7 @@ export class CallBudget {
     return this.#taken;
   }
 
-  /** True once a call was refused or the last allowed one taken. */
+  /** True once every allowed call was taken: the next `take()` throws. */
   get exhausted(): boolean {
     return this.#taken >= this.limit;
   }

@@ -29,13 +29,17 @@ export interface QueryLimits {
  * small nested page (`traffic(first: 1)`) stay cheap while each costs a call per device. So the
  * call budget is a limit of its own, set to admit the largest plain shape a dashboard asks for
  * (100 devices with one traffic page each: 101 calls) and not an alias fan-out of it.
+ *
+ * A client's ordinary "every field of an organization's frameworks" (no `first`: counted as a
+ * page of 100, edges and nodes) costs about 5,000; 20,000 admits it with room while a nested
+ * `devices(first: 100) { traffic(first: 100) }` (over 100,000) is still refused.
  */
 export const DEFAULT_LIMITS: QueryLimits = {
   maxDepth: 12,
   maxAliases: 30,
   maxDirectives: 50,
   maxTokens: 5_000,
-  maxCost: 5_000,
+  maxCost: 20_000,
   maxUpstreamCalls: 150,
   maxBatchSize: 0,
 };

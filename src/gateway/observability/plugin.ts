@@ -7,12 +7,16 @@ import type { Logger } from 'pino';
 import type { CallRecord } from '../upstream/client.ts';
 import type { GatewayMetrics } from './metrics.ts';
 
-/** Upstream calls listed in one log line; a request that made more says how many in `upstreamCalls`. */
+/**
+ * Upstream calls listed in one log line (each attempt of a retried GET is one); a request that
+ * made more says how many in `upstreamCalls`.
+ */
 const MAX_LOGGED_CALLS = 50;
 
 /**
  * One GraphQL request as observed: created with the request's context (before Apollo starts on
- * it, so the duration covers context creation), fed by V1Client's `onCall`.
+ * it, so the duration covers context creation), fed by V1Client's `onCall`. The operations of a
+ * batched HTTP request share it: each of their lines lists the batch's calls so far.
  */
 export class RequestObservation {
   readonly startedAt = performance.now();
@@ -73,7 +77,8 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
       const startedAt = contextValue.observation?.startedAt ?? performance.now();
       return {
         async willSendResponse({ contextValue: context, request, response, operation, operationName }) {
-          const name = operationName ?? request.operationName ?? null;
+          // A name the client sent for an operation that never resolved may be anything: clipped.
+          const name = (operationName ?? request.operationName)?.slice(0, 100) ?? null;
           const codes = errorCodes(responseErrors(response));
           const observation = context.observation;
           metrics.countOperation(name, codes[0]?.split(':')[0] ?? 'ok');
@@ -91,6 +96,7 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
               status: call.status,
               durationMs: round(call.durationMs),
               outcome: call.outcome,
+              attempt: call.attempt,
             })),
           };
           if (codes.some((code) => OPERATOR_CODES.test(code))) logger.warn(line, 'graphql request');

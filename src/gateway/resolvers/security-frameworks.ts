@@ -1,7 +1,7 @@
 // Security frameworks: the v1 service lists them per organization (no single read, no paging),
 // so every lookup goes through the per-organization loader and the connection pages in memory.
 import type { Resolvers, SecurityFrameworkInput } from '../generated/resolvers.ts';
-import { connectionFromArray } from '../connections.ts';
+import { connectionFromLoadedList } from '../connections.ts';
 import { isNotFound } from '../errors.ts';
 import type { WireSecurityFramework } from '../upstream/wire.ts';
 import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
@@ -43,8 +43,9 @@ export const securityFrameworkResolvers: Resolvers = {
   Query: {
     async securityFrameworks(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      const frameworks = await loaders.frameworksByOrganization.load(organizationId);
-      return connectionFromArray(frameworks, args, { binding: `frameworks:${organizationId}`, defaultSize: 'all' });
+      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: 'all' }, () =>
+        loaders.frameworksByOrganization.load(organizationId),
+      );
     },
     securityFramework(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');

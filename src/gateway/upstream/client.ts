@@ -1,7 +1,7 @@
 // The only code that speaks HTTP to the v1 upstream. One V1Client per GraphQL request (it carries
-// that request's key, deadline and abort signal); the connections come from the process-wide pool.
-// Every method goes through the private `request()`: retries of GETs, a circuit breaker or a call
-// budget, when they come, belong there and nowhere else.
+// that request's key, deadlines and abort signal); the connections, the circuit breaker and the
+// retry budget are per upstream origin, for the whole process. Every method goes through the
+// private `request()`: deadlines, retries of GETs and the breaker are applied there and nowhere else.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type {
   WireList,
@@ -12,14 +12,15 @@ import type {
 } from './wire.ts';
 import {
   ErrorCode,
-  GatewayError,
   RequestCancelledError,
   isCancelled,
   unauthenticated,
   upstreamError,
   type UpstreamDetail,
+  type UpstreamError,
   type UpstreamOutcome,
 } from '../errors.ts';
+import { circuitFor, isAvailabilityFailure, type CircuitBreakerOptions, type CircuitPermit } from './circuit-breaker.ts';
 import {
   ContractViolation,
   checkEnvelope,
@@ -34,15 +35,23 @@ import {
   type SuccessCheck,
 } from './envelope.ts';
 import { getPool } from './pool.ts';
+import { backoffMs, DEFAULT_BACKOFF, isRetryable, retryAfterMs, retryBudgetFor, type BackoffOptions } from './retry.ts';
 import { fillPath, routeName, routes, type HttpMethod, type Route } from './routes.ts';
 
 export const DEFAULT_DEADLINE_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Extra attempts of a failed GET (3 attempts in all). */
+export const DEFAULT_RETRIES = 2;
+/**
+ * Less time than this left, and an attempt is not made: it could not be answered in time (and
+ * timers may fire a millisecond early, so "the deadline has passed" needs a margin anyway).
+ */
+const MIN_ATTEMPT_MS = 10;
 
 /** How one upstream call ended: `ok`, the error code it became, or `CANCELLED`. */
 export type CallOutcome = 'ok' | ErrorCode | 'CANCELLED';
 
-/** What `onCall` learns of each call. Never the key, never an id: `route` is the template. */
+/** What `onCall` learns of each attempt. Never the key, never an id: `route` is the template. */
 export interface CallRecord {
   /** e.g. `GET /api/v1/atb/{id}/traffic` */
   route: string;
@@ -51,6 +60,22 @@ export interface CallRecord {
   status: number | null;
   durationMs: number;
   outcome: CallOutcome;
+  /** 1 for a call's first attempt, 2 and up for its retries. */
+  attempt: number;
+}
+
+/** What `onRetry` learns of each retry, before its wait. */
+export interface RetryRecord {
+  route: string;
+  method: HttpMethod;
+  /** The attempt about to be made (2 for the first retry). */
+  attempt: number;
+  /** The wait before it: jittered backoff, or the upstream's `Retry-After` when longer. */
+  delayMs: number;
+  /** The error code of the attempt that failed. */
+  after: ErrorCode;
+  /** Its response status, or null when none came. */
+  status: number | null;
 }
 
 export interface V1ClientOptions {
@@ -58,14 +83,32 @@ export interface V1ClientOptions {
   baseUrl: string;
   /** Sent as `X-Service-Token`; never logged, never in an error, never in `onCall`. */
   apiKey: string;
-  /** Deadline of each call, headers and body together. Default 10 s. */
+  /** Deadline of each call, headers and body together, its retries and their waits included. Default 10 s. */
   deadlineMs?: number;
+  /**
+   * Deadline of the whole GraphQL operation, counted from the client's creation: a call never runs
+   * past it (UPSTREAM_TIMEOUT), and a call that would start after it is not sent. Default none.
+   */
+  operationTimeoutMs?: number;
   /** Aborts every call (the GraphQL request went away): they reject with RequestCancelledError. */
   signal?: AbortSignal;
-  /** Called once per call, after it ended, for logs, metrics and call counting. */
+  /** Called once per attempt, after it ended, for logs, metrics and call counting. */
   onCall?: (call: CallRecord) => void;
+  /** Called before each retry's wait (for `upstream_retries_total`). */
+  onRetry?: (retry: RetryRecord) => void;
+  /**
+   * Called once per call before anything is sent (not for retries); throwing refuses the call
+   * with that error, e.g. when the operation's budget of upstream calls is spent.
+   */
+  beforeCall?: () => void;
   /** Cap on a response body; over it the reading stops and the call is UPSTREAM_BAD_RESPONSE. Default 8 MiB. */
   maxBodyBytes?: number;
+  /** Extra attempts of a GET that failed in a way another attempt may fix; 0 disables. Default 2. */
+  retries?: number;
+  /** Backoff between attempts. Default full jitter from 50 ms, capped at 1 s. */
+  backoff?: BackoffOptions;
+  /** Thresholds of the upstream's (process-wide) circuit breaker. Default 5 failures, 5 s cool-down. */
+  circuitBreaker?: Partial<CircuitBreakerOptions>;
 }
 
 export interface SecurityFrameworkBody {
@@ -111,6 +154,22 @@ interface RawResponse {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
   text: string;
+}
+
+/** When a call's attempts must end, and which deadline that is. */
+interface Deadline {
+  at: number;
+  by: 'call' | 'operation';
+}
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; outcome: UpstreamOutcome; error: UpstreamError };
+
+/** An attempt ended in an upstream outcome; `request()` decides what becomes of it. */
+class AttemptFailed extends Error {
+  constructor(readonly outcome: UpstreamOutcome) {
+    super(outcome.kind);
+    this.name = 'AttemptFailed';
+  }
 }
 
 // Network errors that happen before a byte of the request left: the upstream did nothing.
@@ -176,9 +235,15 @@ export class V1Client {
   readonly #basePath: string;
   readonly #apiKey: string;
   readonly #deadlineMs: number;
+  readonly #operationEndsAt: number;
   readonly #maxBodyBytes: number;
+  readonly #retries: number;
+  readonly #backoff: BackoffOptions;
+  readonly #circuit: Partial<CircuitBreakerOptions> | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #onCall: ((call: CallRecord) => void) | undefined;
+  readonly #onRetry: ((retry: RetryRecord) => void) | undefined;
+  readonly #beforeCall: (() => void) | undefined;
   /** Cancels of the calls in flight: one listener on the request's signal serves them all. */
   readonly #inflight = new Set<() => void>();
 
@@ -191,9 +256,15 @@ export class V1Client {
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.#operationEndsAt = options.operationTimeoutMs === undefined ? Infinity : performance.now() + options.operationTimeoutMs;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
+    this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.#circuit = options.circuitBreaker;
     this.#signal = options.signal;
     this.#onCall = options.onCall;
+    this.#onRetry = options.onRetry;
+    this.#beforeCall = options.beforeCall;
     this.#signal?.addEventListener('abort', () => this.#inflight.forEach((cancel) => cancel()), { once: true });
   }
 
@@ -273,41 +344,129 @@ export class V1Client {
 
   // --- The one way out ------------------------------------------------------------------------
 
-  async #request<T>(call: Call<T>): Promise<T> {
-    const { method } = call.route;
-    const started = performance.now();
-    const seen: { status: number | null } = { status: null };
-    let outcome: CallOutcome = 'ok';
-    try {
-      const response = await this.#exchange(call, seen);
-      return this.#interpret(call, response);
-    } catch (err) {
-      outcome = isCancelled(err) ? 'CANCELLED' : err instanceof GatewayError ? err.code : ErrorCode.INTERNAL_SERVER_ERROR;
-      throw err;
-    } finally {
-      try {
-        this.#onCall?.({
-          route: routeName(call.route),
-          method,
-          status: seen.status,
-          durationMs: performance.now() - started,
-          outcome,
-        });
-      } catch {
-        // A metrics hook must not change the result of the call.
-      }
-    }
-  }
-
   /**
-   * One HTTP exchange under the deadline and the request's signal; the body read under the cap.
-   * `seen.status` is set as soon as a status line arrives, even if the body then fails.
+   * One logical call: up to 1 + `retries` attempts for a GET (mutations get exactly one), each
+   * let through by the upstream's circuit breaker, all of them within the call's deadline and the
+   * operation's. The error of the last attempt is the call's.
    */
-  async #exchange(call: Call<unknown>, seen: { status: number | null }): Promise<RawResponse> {
+  async #request<T>(call: Call<T>): Promise<T> {
     const { method } = call.route;
     if (this.#signal?.aborted) throw new RequestCancelledError();
     if (this.#apiKey === '') throw unauthenticated();
     if (!/^[\x21-\x7e]+$/.test(this.#apiKey)) throw unauthenticated('The API key is empty or has characters a header cannot carry');
+    this.#beforeCall?.();
+
+    const deadline = this.#deadline();
+    // Past the operation's deadline nothing is sent: the field fails, the rest of the answer goes.
+    if (deadline.at - performance.now() < MIN_ATTEMPT_MS) throw upstreamError({ kind: 'timeout', sent: false }, method);
+    const breaker = circuitFor(this.#origin, this.#circuit);
+    const budget = retryBudgetFor(this.#origin);
+    budget.deposit();
+
+    let last: UpstreamError | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const permit = breaker.acquire();
+      if (permit === null) throw last ?? upstreamError({ kind: 'circuitOpen' }, method);
+      const result = await this.#attempt(call, attempt, deadline, permit);
+      if (result.ok) return result.value;
+      last = result.error;
+      const delay = this.#retryDelay(call, attempt, result.outcome, deadline);
+      if (delay === undefined || breaker.state === 'open' || !budget.tryWithdraw()) throw last;
+      this.#report(this.#onRetry, {
+        route: routeName(call.route),
+        method,
+        attempt: attempt + 1,
+        delayMs: delay,
+        after: last.code,
+        status: result.outcome.kind === 'status' ? result.outcome.status : null,
+      });
+      await this.#sleep(delay);
+    }
+  }
+
+  /** The wait before another attempt, or undefined when there is to be none. */
+  #retryDelay(call: Call<unknown>, attempt: number, outcome: UpstreamOutcome, deadline: Deadline): number | undefined {
+    if (call.route.method !== 'GET' || attempt > this.#retries || !isRetryable(outcome)) return undefined;
+    const hinted = outcome.kind === 'status' ? retryAfterMs(outcome.retryAfter) : undefined;
+    const delay = Math.max(hinted ?? 0, backoffMs(attempt, this.#backoff));
+    // A Retry-After past the deadline: the caller learns it at once (RATE_LIMITED with retryAfter).
+    return delay + MIN_ATTEMPT_MS <= deadline.at - performance.now() ? delay : undefined;
+  }
+
+  /** The end of a call starting now: its own deadline, or the operation's when that comes first. */
+  #deadline(): Deadline {
+    const own = performance.now() + this.#deadlineMs;
+    return own <= this.#operationEndsAt ? { at: own, by: 'call' } : { at: this.#operationEndsAt, by: 'operation' };
+  }
+
+  /** One attempt, reported to `onCall` and to the breaker. Throws only a cancellation or a bug. */
+  async #attempt<T>(call: Call<T>, attempt: number, deadline: Deadline, permit: CircuitPermit): Promise<Attempt<T>> {
+    const { method } = call.route;
+    const started = performance.now();
+    const seen: { status: number | null } = { status: null };
+    let outcome: CallOutcome = 'ok';
+    let health: 'success' | 'failure' | 'release' = 'release';
+    try {
+      const response = await this.#exchange(call, seen, deadline);
+      const value = this.#interpret(call, response);
+      health = 'success';
+      return { ok: true, value };
+    } catch (err) {
+      if (err instanceof AttemptFailed) {
+        const error = upstreamError(err.outcome, method);
+        outcome = error.code;
+        // Running out of the operation's time says nothing of the upstream's health.
+        const available = !isAvailabilityFailure(err.outcome);
+        health = available ? 'success' : err.outcome.kind === 'timeout' && deadline.by === 'operation' ? 'release' : 'failure';
+        return { ok: false, outcome: err.outcome, error };
+      }
+      outcome = isCancelled(err) ? 'CANCELLED' : ErrorCode.INTERNAL_SERVER_ERROR;
+      throw err;
+    } finally {
+      permit[health]();
+      this.#report(this.#onCall, {
+        route: routeName(call.route),
+        method,
+        status: seen.status,
+        durationMs: performance.now() - started,
+        outcome,
+        attempt,
+      });
+    }
+  }
+
+  #report<R>(hook: ((record: R) => void) | undefined, record: R): void {
+    try {
+      hook?.(record);
+    } catch {
+      // A metrics hook must not change the result of the call.
+    }
+  }
+
+  /** Waits before a retry; the request's signal cuts the wait short with a cancellation. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const cancel = () => {
+        clearTimeout(timer);
+        this.#inflight.delete(cancel);
+        reject(new RequestCancelledError());
+      };
+      const timer = setTimeout(() => {
+        this.#inflight.delete(cancel);
+        resolve();
+      }, ms);
+      this.#inflight.add(cancel);
+      if (this.#signal?.aborted) cancel();
+    });
+  }
+
+  /**
+   * One HTTP exchange until the deadline, under the request's signal; the body read under the cap.
+   * `seen.status` is set as soon as a status line arrives, even if the body then fails.
+   */
+  async #exchange(call: Call<unknown>, seen: { status: number | null }, deadline: Deadline): Promise<RawResponse> {
+    const { method } = call.route;
+    if (this.#signal?.aborted) throw new RequestCancelledError();
 
     const search = call.query?.toString();
     const path = `${this.#basePath}${fillPath(call.route, call.params)}${search ? `?${search}` : ''}`;
@@ -320,10 +479,13 @@ export class V1Client {
 
     const controller = new AbortController();
     let ended: 'deadline' | 'cancelled' | undefined;
-    const timer = setTimeout(() => {
-      ended ??= 'deadline';
-      controller.abort();
-    }, this.#deadlineMs);
+    const timer = setTimeout(
+      () => {
+        ended ??= 'deadline';
+        controller.abort();
+      },
+      Math.max(0, deadline.at - performance.now()),
+    );
     const cancel = () => {
       ended ??= 'cancelled';
       controller.abort();
@@ -333,28 +495,25 @@ export class V1Client {
     try {
       const response = await getPool(this.#origin).request({ path, method, headers, body, signal: controller.signal });
       seen.status = response.statusCode;
-      const text = await this.#readCapped(response, method);
+      const text = await this.#readCapped(response);
       return { status: response.statusCode, headers: response.headers, text };
     } catch (err) {
       if (ended === 'cancelled') throw new RequestCancelledError();
-      if (ended === 'deadline') throw upstreamError({ kind: 'timeout' }, method);
-      if (err instanceof GatewayError) throw err;
+      if (ended === 'deadline') throw new AttemptFailed({ kind: 'timeout' });
+      if (err instanceof AttemptFailed) throw err;
       const outcome = outcomeOfNetworkError(err);
       if (outcome === undefined) throw err;
-      throw upstreamError(outcome.kind === 'badResponse' ? { ...outcome, status: seen.status } : outcome, method);
+      throw new AttemptFailed(outcome.kind === 'badResponse' ? { ...outcome, status: seen.status } : outcome);
     } finally {
       clearTimeout(timer);
       this.#inflight.delete(cancel);
     }
   }
 
-  async #readCapped(response: Dispatcher.ResponseData, method: HttpMethod): Promise<string> {
+  async #readCapped(response: Dispatcher.ResponseData): Promise<string> {
     const max = this.#maxBodyBytes;
     const tooLarge = () =>
-      upstreamError(
-        { kind: 'badResponse', status: response.statusCode, reason: `body: over the ${max}-byte limit` },
-        method,
-      );
+      new AttemptFailed({ kind: 'badResponse', status: response.statusCode, reason: `body: over the ${max}-byte limit` });
     // Stop reading: the socket is dropped and the rest never received. Destroying an unfinished
     // undici body emits an abort error, which is expected here.
     const discard = () => response.body.on('error', () => {}).destroy();
@@ -376,32 +535,26 @@ export class V1Client {
     return Buffer.concat(chunks, size).toString('utf8');
   }
 
-  /** The response as the operation's result, or the error the contract names for it. */
+  /** The response as the operation's result, or the outcome that fails the attempt. */
   #interpret<T>(call: Call<T>, response: RawResponse): T {
-    const { method } = call.route;
     const { status } = response;
     const body = parseJsonObject(response.text);
     const success = status >= 200 && status < 300;
     if (!success) {
-      throw upstreamError(
-        {
-          kind: 'status',
-          status,
-          detail: this.#redact(upstreamDetail(status, body)),
-          retryAfter: firstHeader(response.headers['retry-after']),
-        },
-        method,
-      );
+      throw new AttemptFailed({
+        kind: 'status',
+        status,
+        detail: this.#redact(upstreamDetail(status, body)),
+        retryAfter: firstHeader(response.headers['retry-after']),
+      });
     }
-    if (body === undefined) throw upstreamError({ kind: 'badResponse', status, reason: 'body: expected a JSON object' }, method);
+    if (body === undefined) throw new AttemptFailed({ kind: 'badResponse', status, reason: 'body: expected a JSON object' });
     try {
       checkEnvelope(body);
-      if (body.error !== 0) {
-        throw upstreamError({ kind: 'status', status, detail: this.#redact(upstreamDetail(status, body)) }, method);
-      }
+      if (body.error !== 0) throw new AttemptFailed({ kind: 'status', status, detail: this.#redact(upstreamDetail(status, body)) });
       return call.expect(body);
     } catch (err) {
-      if (err instanceof ContractViolation) throw upstreamError({ kind: 'badResponse', status, reason: err.reason }, method);
+      if (err instanceof ContractViolation) throw new AttemptFailed({ kind: 'badResponse', status, reason: err.reason });
       throw err;
     }
   }

@@ -1,0 +1,32 @@
+// CORS for /graphql: Apollo Sandbox's origins and the configured front ends get the CORS headers,
+// on the preflight and on the request; any other origin gets none at all (the `cors` package
+// alone would still send the allowed methods and headers to everyone).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import cors from 'cors';
+
+/** Where Apollo Sandbox runs from when it calls the gateway (embedded landing page or Studio). */
+export const SANDBOX_ORIGINS = ['https://sandbox.embed.apollographql.com', 'https://studio.apollographql.com'];
+
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+export function corsMiddleware(configuredOrigins: readonly string[]): Middleware {
+  const allowed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
+  const handler = cors({
+    origin: true, // reflects the origin, which is known to be allowed when the handler runs
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
+    maxAge: 600,
+  });
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && allowed.has(origin)) return handler(req, res, next);
+    // The answer depends on the origin: caches must not hand one origin's answer to another.
+    res.setHeader('vary', 'Origin');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { 'content-length': '0' });
+      res.end();
+      return;
+    }
+    next();
+  };
+}

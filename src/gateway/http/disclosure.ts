@@ -1,0 +1,68 @@
+// What the gateway tells a client about itself besides answers: the Sandbox landing page, the
+// schema through introspection, "Did you mean …?" suggestions, stack traces. Production turns
+// each off unless its setting turns it back on (config.ts); this file turns the settings into
+// Apollo Server options.
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import type { GraphQLFormattedError } from 'graphql';
+
+export interface DisclosureSettings {
+  production: boolean;
+  introspection: boolean;
+  landingPage: boolean;
+  fieldSuggestions: boolean;
+  stackTraces: boolean;
+  /** Embedded demo only: the key Sandbox's shared headers start with. */
+  demoKey?: string | undefined;
+}
+
+const FIRST_QUERY = `query FirstLook {
+  protectionDevices(first: 5) {
+    totalCount
+    nodes { id deviceId type endpoint services organization { name } }
+  }
+}
+`;
+
+/**
+ * The landing page is embedded Sandbox in every mode where it is on. Apollo's production landing
+ * page embeds something usable (Explorer) only with a graph ref of Apollo GraphOS, which this
+ * gateway does not have; without one it is a splash page. So LANDING_PAGE=true in production
+ * gets the same Sandbox as development.
+ */
+function landingPagePlugin<TContext extends BaseContext>(settings: DisclosureSettings): ApolloServerPlugin<TContext> {
+  if (!settings.landingPage) return ApolloServerPluginLandingPageDisabled();
+  const embed = settings.demoKey ? { initialState: { sharedHeaders: { 'X-Service-Token': settings.demoKey } } } : true;
+  return ApolloServerPluginLandingPageLocalDefault({ footer: false, embed, document: FIRST_QUERY });
+}
+
+/** The Apollo Server options these settings decide; spread into `new ApolloServer(...)`. */
+export function disclosureOptions<TContext extends BaseContext>(settings: DisclosureSettings) {
+  return {
+    // Apollo would otherwise read NODE_ENV from the process, not from the gateway's configuration.
+    nodeEnv: settings.production ? 'production' : 'development',
+    introspection: settings.introspection,
+    includeStacktraceInErrorResponses: settings.stackTraces,
+    hideSchemaDetailsFromClientErrors: !settings.fieldSuggestions,
+    landingPagePlugin: landingPagePlugin<TContext>(settings),
+  };
+}
+
+type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+const SUGGESTION = / ?Did you mean [^?]*\?/g;
+
+/**
+ * Apollo's `hideSchemaDetailsFromClientErrors` strips suggestions from validation errors only;
+ * graphql-js also suggests in variable coercion errors (a misspelt enum value or input field in
+ * `variables`). This strips them from every error, after `format`.
+ */
+export function withoutSuggestions(format: FormatError, hide: boolean): FormatError {
+  if (!hide) return format;
+  return (formatted, error) => {
+    const result = format(formatted, error);
+    const message = result.message.replace(SUGGESTION, '');
+    return message === result.message ? result : { ...result, message };
+  };
+}

@@ -1,0 +1,176 @@
+// One circuit breaker per upstream origin, for the life of the process (like the pool): after a
+// run of failures that say the upstream is down, calls fail at once instead of each waiting for
+// its own timeout or refusal; after a cool-down one probe call goes through, and its result
+// closes the circuit or opens it again.
+import type { UpstreamOutcome } from '../errors.ts';
+
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+export interface CircuitBreakerOptions {
+  /** Consecutive availability failures that open the circuit; 0 never opens it. */
+  failures: number;
+  /** How long the circuit stays open before a probe is let through. */
+  cooldownMs: number;
+}
+
+export const DEFAULT_CIRCUIT: CircuitBreakerOptions = { failures: 5, cooldownMs: 5_000 };
+
+/**
+ * Whether an attempt's failure says the upstream is unavailable: a 5xx, a connection refused, reset
+ * or cut short, or no answer in time. A 4xx (429 included: a throttling upstream is up) or an
+ * envelope error is the upstream answering, as is a body that breaks the contract.
+ */
+export function isAvailabilityFailure(outcome: UpstreamOutcome): boolean {
+  switch (outcome.kind) {
+    case 'status':
+      return outcome.status >= 500;
+    case 'unavailable':
+    case 'timeout':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The right to make one call, and the duty to say how it went (exactly once). */
+export interface CircuitPermit {
+  /** The upstream answered (whatever it said, short of an availability failure). */
+  success(): void;
+  /** An availability failure. */
+  failure(): void;
+  /** The call says nothing of the upstream (cancelled by the client, or the gateway's own bug). */
+  release(): void;
+}
+
+type Listener = (origin: string, state: CircuitState) => void;
+const listeners = new Set<Listener>();
+
+export class CircuitBreaker {
+  #options: CircuitBreakerOptions;
+  #state: CircuitState = 'closed';
+  #failures = 0;
+  #probing = false;
+  /** Bumped at each state change: a permit from an earlier state cannot move the circuit. */
+  #generation = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly origin: string,
+    options: Partial<CircuitBreakerOptions> = {},
+  ) {
+    this.#options = { ...DEFAULT_CIRCUIT, ...options };
+  }
+
+  get state(): CircuitState {
+    return this.#state;
+  }
+
+  get options(): CircuitBreakerOptions {
+    return this.#options;
+  }
+
+  /** New thresholds apply from the next failure or opening. */
+  configure(options: Partial<CircuitBreakerOptions>): void {
+    this.#options = { ...this.#options, ...options };
+  }
+
+  /** A permit for one call, or null: the circuit is open, or half-open with its probe in flight. */
+  acquire(): CircuitPermit | null {
+    if (this.#state === 'open') return null;
+    const probe = this.#state === 'half-open';
+    if (probe) {
+      if (this.#probing) return null;
+      this.#probing = true;
+    }
+    const generation = this.#generation;
+    let settled = false;
+    const settle = (result: 'success' | 'failure' | 'release') => {
+      if (settled) return;
+      settled = true;
+      if (probe && generation === this.#generation) this.#probing = false;
+      if (generation !== this.#generation) return;
+      if (result === 'success') {
+        this.#failures = 0;
+        if (probe) this.#moveTo('closed');
+      } else if (result === 'failure') {
+        this.#failures += 1;
+        const threshold = this.#options.failures;
+        if (probe || (threshold > 0 && this.#failures >= threshold)) this.#open();
+      }
+    };
+    return {
+      success: () => settle('success'),
+      failure: () => settle('failure'),
+      release: () => settle('release'),
+    };
+  }
+
+  /** Stops the cool-down timer (the process is shutting down, or a test resets the state). */
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #open(): void {
+    this.#moveTo('open');
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#state === 'open') this.#moveTo('half-open');
+    }, this.#options.cooldownMs);
+    // An open circuit must not keep the process alive.
+    this.#timer.unref();
+  }
+
+  #moveTo(state: CircuitState): void {
+    this.dispose();
+    this.#state = state;
+    this.#generation += 1;
+    this.#probing = false;
+    if (state === 'closed') this.#failures = 0;
+    for (const listener of listeners) {
+      try {
+        listener(this.origin, state);
+      } catch {
+        // A metrics hook must not change the breaker.
+      }
+    }
+  }
+}
+
+const breakers = new Map<string, CircuitBreaker>();
+
+/**
+ * The breaker of an upstream origin (scheme, host and port; a path is ignored), created on first
+ * use. `options`, when given, update its thresholds: the gateway passes its settings on each call.
+ */
+export function circuitFor(origin: string | URL, options?: Partial<CircuitBreakerOptions>): CircuitBreaker {
+  const key = new URL(origin).origin;
+  let breaker = breakers.get(key);
+  if (breaker === undefined) {
+    breaker = new CircuitBreaker(key, options);
+    breakers.set(key, breaker);
+  } else if (options !== undefined) {
+    breaker.configure(options);
+  }
+  return breaker;
+}
+
+/** The state of an upstream's circuit; `closed` for an upstream not called yet. */
+export function getCircuitState(origin: string | URL): CircuitState {
+  return breakers.get(new URL(origin).origin)?.state ?? 'closed';
+}
+
+/** Called with each state change of any upstream's circuit (for metrics and logs); returns the unsubscribe. */
+export function onCircuitStateChange(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Forget the breakers (of one origin, or all): for tests that reuse an upstream across cases. */
+export function resetCircuitBreakers(origin?: string | URL): void {
+  const keys = origin === undefined ? [...breakers.keys()] : [new URL(origin).origin];
+  for (const key of keys) {
+    breakers.get(key)?.dispose();
+    breakers.delete(key);
+  }
+}

@@ -1,0 +1,58 @@
+// Demo seeding: fills an empty database with the generated demo data (see ./generate.ts).
+import type { Database } from '../storage/database.ts';
+import { insertDevice } from '../storage/devices.ts';
+import { insertFramework } from '../storage/frameworks.ts';
+import { findKeyByHash, hashApiKey, storeApiKey } from '../storage/keys.ts';
+import { countOrganizations, insertOrganization } from '../storage/organizations.ts';
+import { analyzeAfterBulkLoad, bulkInsertTraffic } from '../storage/traffic-bulk.ts';
+import { insertWebProtectionRecord } from '../storage/web-protection.ts';
+import { DEFAULT_SEED_SIZES, generateDemoData, generateTraffic } from './generate.ts';
+import type { DemoApiKey, SeedSizes } from './generate.ts';
+
+export type { DemoApiKey, SeedSizes } from './generate.ts';
+
+/**
+ * Fills the database with demo data when it has no organization yet, in one transaction, and
+ * returns the demo API keys (only their hashes are stored). On a database that already has
+ * organizations nothing is written, and the demo keys it holds are returned (they are the same
+ * on every run).
+ */
+export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): DemoApiKey[] {
+  const { devices, traffic, hotTraffic } = {
+    devices: sizes.devices ?? DEFAULT_SEED_SIZES.devices,
+    traffic: sizes.traffic ?? DEFAULT_SEED_SIZES.traffic,
+    hotTraffic: sizes.hotTraffic ?? DEFAULT_SEED_SIZES.hotTraffic,
+  };
+  const data = generateDemoData({ devices, traffic, hotTraffic });
+  if (countOrganizations(db) > 0) {
+    return data.apiKeys.filter(({ key }) => findKeyByHash(db, hashApiKey(key)) !== undefined);
+  }
+  const seed = db.transaction(() => {
+    for (const organization of data.organizations) insertOrganization(db, organization);
+    for (const { key, organizationId, label } of data.apiKeys) storeApiKey(db, key, organizationId, label);
+    for (const { organizationId, framework } of data.frameworks) {
+      const id = insertFramework(db, organizationId, framework);
+      // Evidence file paths name the framework id the generator gave it.
+      if (id !== framework.id) throw new Error(`demo framework ${framework.id} was stored as ${id}`);
+    }
+    for (const record of data.webProtectionRecords) {
+      insertWebProtectionRecord(db, {
+        id: record.id,
+        organizationId: record.organization.id,
+        email: record.email,
+        fqdn: record.fqdn,
+        endpoint: record.endpoint,
+        services: record.services,
+        check: record.check,
+      });
+    }
+    for (const device of data.devices) insertDevice(db, device);
+    bulkInsertTraffic(
+      db,
+      generateTraffic({ count: traffic, hotCount: hotTraffic, deviceIds: data.devices.map((device) => device.id) }),
+    );
+  });
+  seed.immediate();
+  analyzeAfterBulkLoad(db);
+  return data.apiKeys;
+}

@@ -1,0 +1,209 @@
+import BetterSqlite3 from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import type { TrafficLogEntry } from '../records.ts';
+import type { Database } from './database.ts';
+import { statement } from './database.ts';
+import { matchExpression, searchTerms, searchText } from './traffic-search.ts';
+
+/** The fields the traffic list may be ordered by. */
+export const TRAFFIC_ORDER_FIELDS = ['date_time', 'id', 'type', 'src_ip', 'dest_ip', 'dest_port'] as const;
+
+export type TrafficOrderField = (typeof TRAFFIC_ORDER_FIELDS)[number];
+
+export interface TrafficOrder {
+  field: TrafficOrderField;
+  descending: boolean;
+}
+
+export interface TrafficFilter {
+  deviceId: number;
+  /** Entries whose `extra.action` equals one of these, ignoring case (none: no filter). */
+  actions?: readonly string[];
+  /** The search string as the client sent it (see traffic-search.ts). */
+  search?: string;
+}
+
+/** An entry to store: the wire fields without id, and the device it belongs to. */
+export interface NewTrafficEntry extends Omit<TrafficLogEntry, 'id'> {
+  device_id: number;
+}
+
+/** An entry as the export reads it: the wire fields in wire order, `extra` as JSON text. */
+export type TrafficRow = [
+  id: number,
+  date_time: string,
+  type: string,
+  src_ip: string,
+  dest_ip: string,
+  dest_port: string,
+  log_message: string,
+  extra: string,
+];
+
+const INSERT_SQL = `INSERT INTO traffic
+  (device_id, date_time, action, type, src_ip, dest_ip, dest_port, log_message, extra, search_text)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The values of INSERT_SQL for one entry. */
+export function insertValues(entry: NewTrafficEntry): unknown[] {
+  const action = entry.extra.action;
+  return [
+    entry.device_id,
+    entry.date_time,
+    typeof action === 'string' && action !== '' ? action.toLowerCase() : null,
+    entry.type,
+    entry.src_ip,
+    entry.dest_ip,
+    entry.dest_port,
+    entry.log_message,
+    JSON.stringify(entry.extra),
+    searchText(entry),
+  ];
+}
+
+export function insertStatement(db: Database): Statement<unknown[]> {
+  return statement<unknown[]>(db, INSERT_SQL);
+}
+
+/**
+ * Appends one entry and returns its id. Triggers keep the search index, the counts and the
+ * device's order flag in step (see the migration).
+ */
+export function insertTraffic(db: Database, entry: NewTrafficEntry): number {
+  return Number(insertStatement(db).run(...insertValues(entry)).lastInsertRowid);
+}
+
+const COLUMNS = 't.id, t.date_time, t.type, t.src_ip, t.dest_ip, t.dest_port, t.log_message, t.extra';
+
+// Statements are cached per SQL text; a search with more distinct terms than this gets a
+// statement of its own, so that odd searches cannot fill the cache.
+const CACHED_TERMS = 8;
+
+interface Plan {
+  /** FROM and WHERE, shared by the count and the rows. */
+  body: string;
+  orderBy: string;
+  params: Record<string, unknown>;
+  searched: boolean;
+  cacheable: boolean;
+}
+
+function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
+  const terms = searchTerms(filter.search);
+  const match = matchExpression(terms);
+  const actions = [...new Set((filter.actions ?? []).map((a) => a.toLowerCase()).filter((a) => a !== ''))];
+  const params: Record<string, unknown> = { device: filter.deviceId };
+  const conditions: string[] = [];
+  if (match !== undefined) {
+    conditions.push('traffic_search MATCH @match');
+    params.match = match;
+  }
+  conditions.push('t.device_id = @device');
+  if (actions.length > 0) {
+    conditions.push('t.action IN (SELECT value FROM json_each(@actions))');
+    params.actions = JSON.stringify(actions);
+  }
+  terms.forEach((term, i) => {
+    conditions.push(`instr(t.search_text, @term${i}) > 0`);
+    params[`term${i}`] = term;
+  });
+  const from = match !== undefined ? 'traffic_search s JOIN traffic t ON t.id = s.rowid' : 'traffic t';
+  const direction = order.descending ? 'DESC' : 'ASC';
+  let orderBy: string;
+  if (match !== undefined && (order.field === 'id' || (order.field === 'date_time' && inOrder(db, filter.deviceId)))) {
+    // The index hands out matches in id order: with the device's ids in date_time order too,
+    // the first page is found without looking at the other matches.
+    orderBy = `s.rowid ${direction}`;
+  } else if (order.field === 'id') {
+    orderBy = `t.id ${direction}`;
+  } else {
+    orderBy = `t.${order.field} ${direction}, t.id ${direction}`;
+  }
+  return {
+    body: `FROM ${from} WHERE ${conditions.join(' AND ')}`,
+    orderBy,
+    params,
+    searched: terms.length > 0,
+    cacheable: terms.length <= CACHED_TERMS,
+  };
+}
+
+function inOrder(db: Database, deviceId: number): boolean {
+  const row = statement<[number], { traffic_in_order: number }>(db, 'SELECT traffic_in_order FROM devices WHERE id = ?').get(
+    deviceId,
+  );
+  return row?.traffic_in_order === 1;
+}
+
+function prepare<R>(db: Database, sql: string, cacheable: boolean): Statement<[Record<string, unknown>], R> {
+  return (cacheable ? statement(db, sql) : db.prepare(sql)) as Statement<[Record<string, unknown>], R>;
+}
+
+function count(db: Database, filter: TrafficFilter, p: Plan): number {
+  if (!p.searched) {
+    // Without a search the kept counts answer at once.
+    const actions = p.params.actions;
+    const row = statement<[Record<string, unknown>], { n: number }>(
+      db,
+      actions === undefined
+        ? 'SELECT coalesce(sum(n), 0) AS n FROM traffic_counts WHERE device_id = @device'
+        : `SELECT coalesce(sum(n), 0) AS n FROM traffic_counts
+           WHERE device_id = @device AND action IN (SELECT value FROM json_each(@actions))`,
+    ).get(actions === undefined ? { device: filter.deviceId } : { device: filter.deviceId, actions });
+    return row!.n;
+  }
+  return prepare<{ n: number }>(db, `SELECT count(*) AS n ${p.body}`, p.cacheable).get(p.params)!.n;
+}
+
+interface EntryRow {
+  id: number;
+  date_time: string;
+  type: string;
+  src_ip: string;
+  dest_ip: string;
+  dest_port: string;
+  log_message: string;
+  extra: string;
+}
+
+/** A page of a device's traffic and the number of all entries that match the filter. */
+export function listTraffic(
+  db: Database,
+  filter: TrafficFilter,
+  order: TrafficOrder,
+  page: { limit: number; offset: number },
+): { total: number; data: TrafficLogEntry[] } {
+  const p = plan(db, filter, order);
+  const total = count(db, filter, p);
+  if (page.offset >= total) return { total, data: [] };
+  const rows = prepare<EntryRow>(db, `SELECT ${COLUMNS} ${p.body} ORDER BY ${p.orderBy} LIMIT @limit OFFSET @offset`, p.cacheable).all({
+    ...p.params,
+    limit: page.limit,
+    offset: page.offset,
+  });
+  return {
+    total,
+    data: rows.map((row) => ({ ...row, extra: JSON.parse(row.extra) as Record<string, string> })),
+  };
+}
+
+/**
+ * Every entry that matches, in order, read lazily. On a database file the rows come from a
+ * read-only connection of their own, opened here and closed when the iteration ends (finished,
+ * or `return()`ed by a consumer that stops early): under WAL it reads one consistent snapshot
+ * while the service goes on writing. An in-memory database has only its one connection; while an
+ * export on it is open, writes on that connection fail.
+ */
+export function* iterateTraffic(db: Database, filter: TrafficFilter, order: TrafficOrder): Generator<TrafficRow, void, undefined> {
+  const reader = db.memory ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true });
+  try {
+    // A small page cache: the export reads each page once, in order.
+    if (reader !== db) reader.pragma('cache_size = -4096');
+    const p = plan(reader, filter, order);
+    // Not the statement cache: two exports at once must not share one iterating statement.
+    const rows = reader.prepare<[Record<string, unknown>], TrafficRow>(`SELECT ${COLUMNS} ${p.body} ORDER BY ${p.orderBy}`).raw(true);
+    yield* rows.iterate(p.params);
+  } finally {
+    if (reader !== db) reader.close();
+  }
+}

@@ -1,0 +1,132 @@
+// Load generation. Single-request targets go through autocannon; a target whose one "request" is
+// several v1 calls (the direct fan-out) goes through a closed loop of the same concurrency. Both
+// keep every latency (autocannon's own histogram rounds to whole milliseconds), so percentiles
+// come from one function for every target.
+import autocannon from 'autocannon';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface LoadResult {
+  runner: 'autocannon' | 'closed-loop';
+  connections: number;
+  /** Seconds from the first request to the last response. */
+  elapsedS: number;
+  /** Responses received (any status). */
+  responses: number;
+  /** Requests sent, including those in flight when the time ran out. */
+  sent: number;
+  non2xx: number;
+  /** Network errors and timeouts. */
+  errors: number;
+  /** 2xx responses whose body said that something failed (GraphQL `errors`, v1 `error` not 0). */
+  bodyErrors: number;
+  rps: number;
+  latencyMs: { p50: number; p99: number; mean: number; max: number };
+}
+
+export interface HttpTarget {
+  url: string;
+  method: 'GET' | 'POST' | 'PUT';
+  headers: IncomingHttpHeaders;
+  body?: string;
+  /** True when a 2xx body is a success. */
+  verifyBody?: (body: string | Buffer | undefined) => boolean;
+  /** Several requests that each connection sends in turn (instead of one repeated). */
+  requests?: { method: 'GET' | 'POST' | 'PUT'; path: string; body?: string }[];
+}
+
+export function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+function latencySummary(latencies: number[]): LoadResult['latencyMs'] {
+  const sorted = Float64Array.from(latencies).sort();
+  const sum = latencies.reduce((a, b) => a + b, 0);
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sum / (latencies.length || 1), max: sorted.at(-1) ?? NaN };
+}
+
+/** How long a load lasts: a time, or a number of responses (every request sent is answered). */
+export type LoadLength = { durationS: number } | { amount: number };
+
+export function autocannonLoad(target: HttpTarget, connections: number, length: LoadLength): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: target.method,
+        headers: target.headers,
+        ...(target.body === undefined ? {} : { body: target.body }),
+        connections,
+        ...('amount' in length ? { amount: Math.max(length.amount, connections) } : { duration: length.durationS }),
+        timeout: 30,
+        ...(target.verifyBody ? { verifyBody: target.verifyBody } : {}),
+        ...(target.requests ? { requests: target.requests } : {}),
+      },
+      (error: unknown, result: autocannon.Result) => {
+        if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+        const elapsedS = (performance.now() - started) / 1000;
+        resolve({
+          runner: 'autocannon',
+          connections,
+          elapsedS,
+          responses: result.requests.total,
+          sent: result.requests.sent,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          bodyErrors: result.mismatches,
+          rps: result.requests.total / elapsedS,
+          latencyMs: latencySummary(latencies),
+        });
+      },
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+  });
+}
+
+/**
+ * `connections` loops, each running `request` again as soon as it settles, for the length. A
+ * rejection with a numeric `status` counts as a non-2xx answer, any other as a network error.
+ */
+export async function closedLoopLoad(request: () => Promise<void>, connections: number, length: LoadLength): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let sent = 0;
+  let errors = 0;
+  let non2xx = 0;
+  const started = performance.now();
+  const more =
+    'amount' in length
+      ? () => sent < length.amount
+      : ((end) => () => performance.now() < end)(started + length.durationS * 1000);
+  const loop = async () => {
+    while (more()) {
+      sent += 1;
+      const t = performance.now();
+      try {
+        await request();
+        latencies.push(performance.now() - t);
+      } catch (error) {
+        // A v1 answer that is not a success carries its status; anything else is a network error.
+        if (typeof (error as { status?: unknown }).status === 'number') non2xx += 1;
+        else errors += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  const elapsedS = (performance.now() - started) / 1000;
+  return {
+    runner: 'closed-loop',
+    connections,
+    elapsedS,
+    responses: latencies.length + non2xx,
+    sent,
+    non2xx,
+    errors,
+    bodyErrors: 0,
+    rps: latencies.length / elapsedS,
+    latencyMs: latencySummary(latencies),
+  };
+}

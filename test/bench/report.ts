@@ -1,0 +1,240 @@
+// The run's figures for a person: a table on the terminal, results.json, and results.html
+// (self-contained: inline SVG charts, no script).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type TargetName } from './results.ts';
+import { MEMORY_LIMIT_MB } from './targets.ts';
+
+const f = (value: number | null | undefined, digits = 1): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+
+function table(rows: string[][], rightAligned: (column: number) => boolean): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
+  return rows
+    .map((row, r) => {
+      const line = row.map((cell, c) => (rightAligned(c) ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ');
+      return r === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}
+
+export function textReport(results: BenchResults): string {
+  const out: string[] = [];
+  const rows = [['shape', 'target', 'conc', 'rps', 'p50 ms', 'p99 ms', 'cpu ms/req', 'v1 calls/req', 'non-2xx/err']];
+  for (const shape of results.shapes) {
+    for (const target of TARGETS) {
+      const t = shape.targets[target];
+      rows.push([
+        target === 'gateway' ? `${shape.id} ${shape.name}` : '',
+        TARGET_LABELS[target],
+        String(t.load.connections),
+        f(t.load.rps, 0),
+        f(t.load.latencyMs.p50, 2),
+        f(t.load.latencyMs.p99, 2),
+        f(t.cpuMsPerRequest, 3),
+        f(t.upstreamCallsPerRequest, 2),
+        `${t.load.non2xx}/${t.load.errors + t.load.bodyErrors}`,
+      ]);
+    }
+  }
+  out.push(table(rows, (c) => c >= 2));
+
+  out.push('', 'Ratios (gateway / pass-through, gateway / direct v1):');
+  const ratioRows = [['shape', 'rps gw/pt', 'rps gw/v1', 'p50 gw/pt', 'p50 gw/v1', 'p99 gw/pt', 'p99 gw/v1', 'same data', 'same calls', 'gw RSS MB']];
+  for (const s of results.shapes) {
+    const r = s.ratios;
+    ratioRows.push([
+      `${s.id} ${s.name}`,
+      f(r.rpsGatewayToPassthrough, 2),
+      f(r.rpsGatewayToDirect, 2),
+      f(r.p50GatewayToPassthrough, 2),
+      f(r.p50GatewayToDirect, 2),
+      f(r.p99GatewayToPassthrough, 2),
+      f(r.p99GatewayToDirect, 2),
+      s.verification.sameData ? 'yes' : 'NO',
+      s.verification.sameCalls && s.verification.duplicateCalls.length === 0 ? 'yes' : 'NO',
+      f(s.gatewayRssAfterMB),
+    ]);
+  }
+  out.push(table(ratioRows, (c) => c >= 1));
+
+  for (const s of results.shapes) {
+    const v = s.verification;
+    if (v.sameCalls && v.duplicateCalls.length === 0) continue;
+    out.push('', `Shape ${s.id} (${s.name}): the gateway's v1 calls differ from the pass-through's:`);
+    if (v.duplicateCalls.length) out.push(`  repeated by the gateway: ${v.duplicateCalls.join(', ')}`);
+    if (v.extraCalls.length) out.push(`  made by the gateway only: ${v.extraCalls.join(', ')}`);
+    if (v.missingCalls.length) out.push(`  made by the pass-through only: ${v.missingCalls.join(', ')}`);
+  }
+
+  const m = results.memory;
+  out.push(
+    '',
+    `Gateway memory (RSS): start ${f(m.gatewayStartMB)} MB, peak ${f(m.gatewayPeakMB)} MB, end ${f(m.gatewayEndMB)} MB; ` +
+      `after each shape: ${results.shapes.map((s) => `${s.id}: ${f(s.gatewayRssAfterMB)}`).join(', ')}`,
+  );
+  if (m.soak.rounds.length) {
+    out.push(
+      `Sustained load (all shapes mixed, ${m.soak.rounds.length} rounds): peak per round ${m.soak.rounds.map((r) => f(r.peakMB)).join(', ')} MB, ` +
+        `${m.soak.rounds.map((r) => f(r.rps, 0)).join(', ')} rps`,
+    );
+  }
+
+  const ref = results.reference;
+  if (ref && 'error' in ref) out.push('', `Reference service figures: not measured (${ref.error})`);
+  else if (ref) {
+    out.push(
+      '',
+      `Reference service, device ${ref.deviceId} with ${ref.entries.toLocaleString('en')} entries:`,
+      `  search "${ref.search.terms}" page of 10: p50 ${f(ref.search.p50Ms, 2)} ms, p99 ${f(ref.search.p99Ms, 2)} ms ` +
+        `(${ref.search.samples} requests one at a time; ${ref.search.matches.toLocaleString('en')} matches)`,
+      `  CSV export: ${ref.export.rows.toLocaleString('en')} rows, ${f(ref.export.megabytes)} MB in ${f(ref.export.seconds, 2)} s = ` +
+        `${f(ref.export.rowsPerSecond, 0)} rows/s; service RSS ${f(ref.export.rssBeforeMB)} -> peak ${f(ref.export.rssPeakMB)} MB ` +
+        `(growth ${f(ref.export.peakGrowthMB)} MB)`,
+    );
+  }
+
+  out.push('', 'Targets:');
+  for (const check of results.checks) out.push(`  [${check.met ? 'met' : 'NOT MET'}] ${check.name}: ${check.detail}`);
+  return out.join('\n');
+}
+
+// --- HTML -----------------------------------------------------------------------------------------
+
+const COLORS: Record<TargetName, string> = { gateway: '#d9480f', passthrough: '#1c7ed6', direct: '#2b8a3e' };
+
+const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+/** A round upper bound for an axis: 1, 2 or 5 times a power of ten. */
+function niceMax(value: number): number {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 5, 10].find((m) => m * power >= value) ?? 10) * power;
+}
+
+/** One small panel: three bars (one per target), with its own scale. */
+function barPanel(title: string, values: Record<TargetName, number>, unit: string): string {
+  const width = 220;
+  const height = 190;
+  const top = 34;
+  const bottom = 150;
+  const max = niceMax(Math.max(...TARGETS.map((t) => values[t])));
+  const bars = TARGETS.map((target, i) => {
+    const value = values[target];
+    const h = Number.isFinite(value) ? ((bottom - top) * value) / max : 0;
+    const x = 30 + i * 62;
+    const label = Number.isFinite(value) ? (value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2)) : '–';
+    return (
+      `<rect x="${x}" y="${bottom - h}" width="44" height="${h}" fill="${COLORS[target]}"><title>${TARGET_LABELS[target]}: ${label} ${unit}</title></rect>` +
+      `<text x="${x + 22}" y="${bottom - h - 4}" text-anchor="middle" font-size="11">${label}</text>` +
+      `<text x="${x + 22}" y="${bottom + 14}" text-anchor="middle" font-size="10">${TARGET_LABELS[target]}</text>`
+    );
+  }).join('');
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${escape(title)}">` +
+    `<text x="${width / 2}" y="16" text-anchor="middle" font-size="12" font-weight="bold">${escape(title)}</text>` +
+    `<line x1="24" y1="${bottom}" x2="${width - 6}" y2="${bottom}" stroke="#555"/>` +
+    `<text x="4" y="${top + 4}" font-size="9" fill="#666">${max} ${unit}</text>` +
+    `<line x1="24" y1="${top}" x2="${width - 6}" y2="${top}" stroke="#ddd" stroke-dasharray="3 3"/>` +
+    bars +
+    `</svg>`
+  );
+}
+
+function metricRow(shapes: ShapeResult[], heading: string, unit: string, pick: (shape: ShapeResult, target: TargetName) => number): string {
+  const panels = shapes.map((s) => {
+    const values = Object.fromEntries(TARGETS.map((t) => [t, pick(s, t)])) as Record<TargetName, number>;
+    return barPanel(`${s.id}. ${s.name}`, values, unit);
+  });
+  return `<h2>${escape(heading)}</h2><div class="row">${panels.join('')}</div>`;
+}
+
+function memoryChart(results: BenchResults): string {
+  const samples = results.memory.samples;
+  if (samples.length < 2) return '';
+  const width = 900;
+  const height = 260;
+  const left = 50;
+  const right = width - 10;
+  const top = 20;
+  const bottom = height - 40;
+  const tMax = samples.at(-1)!.t || 1;
+  const yMax = niceMax(Math.max(MEMORY_LIMIT_MB * 1.1, ...samples.map((s) => s.rssMB)));
+  const x = (t: number) => left + ((right - left) * t) / tMax;
+  const y = (mb: number) => bottom - ((bottom - top) * mb) / yMax;
+  const points = samples.map((s) => `${x(s.t).toFixed(1)},${y(s.rssMB).toFixed(1)}`).join(' ');
+  // Phase boundaries, labelled once each.
+  const marks: string[] = [];
+  samples.forEach((s, i) => {
+    if (i > 0 && s.phase !== samples[i - 1]!.phase) {
+      marks.push(
+        `<line x1="${x(s.t)}" y1="${top}" x2="${x(s.t)}" y2="${bottom}" stroke="#eee"/>` +
+          `<text x="${x(s.t) + 2}" y="${bottom + 12 + (marks.length % 2) * 11}" font-size="9" fill="#666">${escape(s.phase)}</text>`,
+      );
+    }
+  });
+  return (
+    `<h2>Gateway RSS during the run</h2>` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="gateway RSS over time">` +
+    marks.join('') +
+    `<line x1="${left}" y1="${y(MEMORY_LIMIT_MB)}" x2="${right}" y2="${y(MEMORY_LIMIT_MB)}" stroke="#c92a2a" stroke-dasharray="5 4"/>` +
+    `<text x="${right - 4}" y="${y(MEMORY_LIMIT_MB) - 4}" text-anchor="end" font-size="10" fill="#c92a2a">${MEMORY_LIMIT_MB} MB limit</text>` +
+    `<line x1="${left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="#555"/>` +
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#555"/>` +
+    `<text x="${left - 4}" y="${top + 4}" text-anchor="end" font-size="10">${yMax} MB</text>` +
+    `<text x="${left - 4}" y="${bottom}" text-anchor="end" font-size="10">0</text>` +
+    `<text x="${right}" y="${height - 4}" text-anchor="end" font-size="10">${tMax.toFixed(0)} s</text>` +
+    `<polyline points="${points}" fill="none" stroke="${COLORS.gateway}" stroke-width="1.5"/>` +
+    `</svg>`
+  );
+}
+
+export function htmlReport(results: BenchResults): string {
+  const s = results.shapes;
+  const figureRows = s
+    .flatMap((shape) =>
+      TARGETS.map((target) => {
+        const t = shape.targets[target];
+        return `<tr><td>${target === 'gateway' ? `${shape.id}. ${escape(shape.title)}` : ''}</td><td>${TARGET_LABELS[target]}</td><td>${t.load.connections}</td><td>${f(t.load.rps, 0)}</td><td>${f(t.load.latencyMs.p50, 2)}</td><td>${f(t.load.latencyMs.p99, 2)}</td><td>${f(t.cpuMsPerRequest, 3)}</td><td>${f(t.upstreamCallsPerRequest, 2)}</td><td>${t.load.non2xx}/${t.load.errors + t.load.bodyErrors}</td></tr>`;
+      }),
+    )
+    .join('');
+  const checks = results.checks
+    .map((c) => `<li class="${c.met ? 'met' : 'unmet'}"><b>${c.met ? 'met' : 'NOT MET'}</b> ${escape(c.name)}: ${escape(c.detail)}</li>`)
+    .join('');
+  const text = escape(textReport(results));
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Gateway benchmark ${escape(results.startedAt)}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+.row { display: flex; flex-wrap: wrap; gap: 8px; }
+svg { background: #fafafa; border: 1px solid #eee; }
+table { border-collapse: collapse; } td, th { padding: 2px 8px; text-align: right; } td:first-child, td:nth-child(2) { text-align: left; }
+tr:nth-child(3n+1) td { border-top: 1px solid #ddd; }
+.met b { color: #2b8a3e; } .unmet b { color: #c92a2a; }
+.legend span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; vertical-align: middle; }
+pre { background: #f4f4f4; padding: 12px; overflow-x: auto; font-size: 12px; }
+</style></head><body>
+<h1>Gateway benchmark</h1>
+<p>${escape(results.startedAt)} on ${results.machine.cpus} CPUs, Node ${escape(results.machine.node)}; ${results.settings.durationS} s per measurement after ${results.settings.warmupS} s warm-up.
+Database: ${results.settings.seed.devices} devices, ${results.settings.seed.traffic} spread traffic entries, ${results.settings.seed.hotTraffic} on device 1.</p>
+<p class="legend">${TARGETS.map((t) => `<span style="background:${COLORS[t]}"></span>${TARGET_LABELS[t]}`).join('')}</p>
+<h2>Targets</h2><ul>${checks}</ul>
+${metricRow(s, 'Requests per second (higher is better)', 'rps', (shape, t) => shape.targets[t].load.rps)}
+${metricRow(s, 'Median latency, p50 (lower is better)', 'ms', (shape, t) => shape.targets[t].load.latencyMs.p50)}
+${metricRow(s, '99th percentile latency, p99 (lower is better)', 'ms', (shape, t) => shape.targets[t].load.latencyMs.p99)}
+${memoryChart(results)}
+<h2>Figures</h2>
+<table><tr><th>shape</th><th>target</th><th>conc</th><th>rps</th><th>p50 ms</th><th>p99 ms</th><th>cpu ms/req</th><th>v1 calls/req</th><th>non-2xx/err</th></tr>${figureRows}</table>
+<h2>Report</h2><pre>${text}</pre>
+</body></html>
+`;
+}
+
+export function writeReports(results: BenchResults, dir: string): { json: string; html: string } {
+  const json = join(dir, 'results.json');
+  const html = join(dir, 'results.html');
+  writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(html, htmlReport(results));
+  return { json, html };
+}

@@ -1,0 +1,91 @@
+// What a benchmark run finds, as written to results.json, and the targets it is judged by.
+import type { LoadResult } from './load.ts';
+import type { MemorySample } from './proc.ts';
+import type { ReferenceFigures } from './reference-figures.ts';
+import type { BenchSettings } from './settings.ts';
+
+export const TARGETS = ['gateway', 'passthrough', 'direct'] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+export const TARGET_LABELS: Record<TargetName, string> = {
+  gateway: 'gateway',
+  passthrough: 'pass-through',
+  direct: 'direct v1',
+};
+
+export interface TargetFigures {
+  load: LoadResult;
+  /** v1 requests received during the measurement, per response of the target. */
+  upstreamCallsPerRequest: number;
+  /** CPU time of the target's own process per response (gateway and pass-through only). */
+  cpuMsPerRequest: number | null;
+  /** CPU time of the v1 service per response of the target. */
+  v1CpuMsPerRequest: number;
+}
+
+export interface Verification {
+  /** The pass-through's JSON equals the gateway's `data`. */
+  sameData: boolean;
+  /** The first difference, when not. */
+  dataDifference?: string;
+  /** `METHOD url` of each v1 request made for one request of the target, as v1 received them. */
+  calls: Record<TargetName, string[]>;
+  /** The gateway made the same calls as the pass-through (same requests, any order). */
+  sameCalls: boolean;
+  /** Calls the gateway made more (or fewer) than the pass-through, and calls it repeated. */
+  extraCalls: string[];
+  missingCalls: string[];
+  duplicateCalls: string[];
+}
+
+export interface ShapeResult {
+  id: number;
+  name: string;
+  title: string;
+  connections: number;
+  verification: Verification;
+  targets: Record<TargetName, TargetFigures>;
+  ratios: {
+    rpsGatewayToPassthrough: number;
+    rpsGatewayToDirect: number;
+    p50GatewayToPassthrough: number;
+    p50GatewayToDirect: number;
+    p99GatewayToPassthrough: number;
+    p99GatewayToDirect: number;
+  };
+  /** The gateway's RSS when its measurement of this shape ended. */
+  gatewayRssAfterMB: number;
+}
+
+export interface SoakRound {
+  round: number;
+  rps: number;
+  peakMB: number;
+  endMB: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface TargetCheck {
+  name: string;
+  met: boolean;
+  detail: string;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  finishedAt: string;
+  machine: { cpus: number; node: string; platform: string };
+  settings: Omit<BenchSettings, 'key'>;
+  database: { path: string; reused: boolean; startSeconds: number };
+  shapes: ShapeResult[];
+  memory: {
+    gatewayStartMB: number;
+    gatewayEndMB: number;
+    gatewayPeakMB: number;
+    soak: { rounds: SoakRound[]; growthMB: number; flat: boolean };
+    samples: MemorySample[];
+  };
+  reference: ReferenceFigures | { error: string } | null;
+  checks: TargetCheck[];
+}

@@ -1,0 +1,82 @@
+// The benchmark's knobs, read from BENCH_* environment variables in one place. A bad value stops
+// the run with one line naming the variable, before any process starts.
+import { resolve } from 'node:path';
+
+export interface BenchSettings {
+  /** Seconds of measurement per shape and target. */
+  durationS: number;
+  /** Seconds of unmeasured load before each measurement. */
+  warmupS: number;
+  /** Concurrency for every shape; undefined keeps each shape's own. */
+  connections: number | undefined;
+  /** Shape numbers to run (1–5). */
+  shapes: number[];
+  /** Rounds of the sustained-load phase that checks the gateway's memory stays flat. */
+  soakRounds: number;
+  seed: { devices: number; traffic: number; hotTraffic: number };
+  /** Where the database, results.json and results.html go. */
+  dir: string;
+  /** The gateway's LOG_LEVEL during the run (its own default: info, one line per request). */
+  gatewayLogLevel: string;
+  /** The two-term search of the reference figures. */
+  search: string;
+  /** Measure the reference service's search and export on the hot device. */
+  reference: boolean;
+  key: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+class SettingError extends Error {
+  override name = 'SettingError';
+}
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function number(env: Env, name: string, fallback: number, min: number, max: number, integer = false): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    throw new SettingError(`${name}: expected ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function shapeList(env: Env, name: string): number[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [1, 2, 3, 4, 5];
+  const shapes = raw.split(',').map((part) => Number(part.trim()));
+  if (shapes.some((shape) => !Number.isInteger(shape) || shape < 1 || shape > 5)) {
+    throw new SettingError(`${name}: expected shape numbers from 1 to 5 separated by commas, got "${raw}"`);
+  }
+  return [...new Set(shapes)].sort();
+}
+
+export function readSettings(env: Env = process.env): BenchSettings {
+  const connections = read(env, 'BENCH_CONNECTIONS') === undefined ? undefined : number(env, 'BENCH_CONNECTIONS', 32, 1, 1024, true);
+  return {
+    durationS: number(env, 'BENCH_DURATION', 5, 1, 600),
+    warmupS: number(env, 'BENCH_WARMUP', 1, 0, 60),
+    connections,
+    shapes: shapeList(env, 'BENCH_SHAPES'),
+    soakRounds: number(env, 'BENCH_SOAK_ROUNDS', 4, 0, 100, true),
+    seed: {
+      devices: number(env, 'BENCH_DEVICES', 1_000, 21, 1_000_000, true),
+      traffic: number(env, 'BENCH_TRAFFIC', 100_000, 1, 100_000_000, true),
+      hotTraffic: number(env, 'BENCH_HOT_TRAFFIC', 1_000_000, 0, 100_000_000, true),
+    },
+    dir: resolve(read(env, 'BENCH_DIR') ?? '.bench'),
+    gatewayLogLevel: read(env, 'BENCH_GATEWAY_LOG_LEVEL') ?? 'info',
+    search: read(env, 'BENCH_SEARCH') ?? '203.0.113 sqlmap',
+    reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
+    key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
+  };
+}
+
+export function isSettingError(error: unknown): error is Error {
+  return error instanceof SettingError;
+}

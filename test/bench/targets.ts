@@ -1,0 +1,85 @@
+// The targets the gateway is held to, judged on one run's figures.
+import type { BenchResults, ShapeResult, TargetCheck } from './results.ts';
+
+export const MEMORY_LIMIT_MB = 200;
+const MIN_RPS_RATIO = 0.6;
+const MAX_P50_RATIO = 1.5;
+/** Calls per request under load may differ by requests cut off when the time ran out. */
+const CALLS_TOLERANCE = 0.02;
+
+function fixed(value: number, digits = 2): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : String(value);
+}
+
+function clean(shape: ShapeResult): string | undefined {
+  const bad = Object.entries(shape.targets)
+    .filter(([, t]) => t.load.non2xx + t.load.errors + t.load.bodyErrors > 0)
+    .map(([name, t]) => `${name}: ${t.load.non2xx} non-2xx, ${t.load.errors} errors, ${t.load.bodyErrors} error bodies`);
+  return bad.length > 0 ? `not every response was a success (${bad.join('; ')})` : undefined;
+}
+
+export function evaluateTargets(shapes: ShapeResult[], memory: BenchResults['memory']): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const shape of shapes) {
+    const label = `shape ${shape.id} (${shape.name})`;
+    const unclean = clean(shape);
+    if (!shape.verification.sameData) {
+      checks.push({ name: `${label}: same data`, met: false, detail: `the pass-through and the gateway disagree: ${shape.verification.dataDifference}` });
+    }
+    if (unclean) checks.push({ name: `${label}: clean responses`, met: false, detail: unclean });
+
+    const { gateway, passthrough } = shape.targets;
+    if (shape.id === 1 || shape.id === 2) {
+      const ratio = shape.ratios.rpsGatewayToPassthrough;
+      checks.push({
+        name: `${label}: gateway rps >= ${MIN_RPS_RATIO} x pass-through`,
+        met: ratio >= MIN_RPS_RATIO && !unclean,
+        detail: `${fixed(gateway.load.rps, 0)} vs ${fixed(passthrough.load.rps, 0)} rps: ${fixed(ratio)} x`,
+      });
+    }
+    if (shape.id === 3) {
+      const ratio = shape.ratios.p50GatewayToPassthrough;
+      checks.push({
+        name: `${label}: gateway p50 <= ${MAX_P50_RATIO} x pass-through`,
+        met: ratio <= MAX_P50_RATIO && !unclean,
+        detail: `${fixed(gateway.load.latencyMs.p50)} vs ${fixed(passthrough.load.latencyMs.p50)} ms: ${fixed(ratio)} x`,
+      });
+      const v = shape.verification;
+      const underLoad = gateway.upstreamCallsPerRequest / passthrough.upstreamCallsPerRequest;
+      const sameUnderLoad = Math.abs(underLoad - 1) <= CALLS_TOLERANCE;
+      checks.push({
+        name: `${label}: no duplicate upstream call`,
+        met: v.sameCalls && v.duplicateCalls.length === 0 && sameUnderLoad,
+        detail:
+          `one request: gateway ${v.calls.gateway.length} calls, pass-through ${v.calls.passthrough.length}` +
+          (v.duplicateCalls.length ? `; repeated: ${v.duplicateCalls.join(', ')}` : '') +
+          (v.extraCalls.length ? `; extra: ${v.extraCalls.join(', ')}` : '') +
+          (v.missingCalls.length ? `; missing: ${v.missingCalls.join(', ')}` : '') +
+          `; under load ${fixed(gateway.upstreamCallsPerRequest)} vs ${fixed(passthrough.upstreamCallsPerRequest)} per request`,
+      });
+    }
+  }
+  checks.push({
+    name: `gateway memory < ${MEMORY_LIMIT_MB} MB`,
+    met: memory.gatewayPeakMB < MEMORY_LIMIT_MB,
+    detail: `peak RSS ${fixed(memory.gatewayPeakMB, 1)} MB (start ${fixed(memory.gatewayStartMB, 1)}, end ${fixed(memory.gatewayEndMB, 1)})`,
+  });
+  const rounds = memory.soak.rounds;
+  checks.push({
+    name: 'gateway memory flat under sustained load',
+    met: rounds.length >= 2 && memory.soak.flat,
+    detail:
+      rounds.length >= 2
+        ? `peak RSS per round: ${rounds.map((r) => fixed(r.peakMB, 1)).join(', ')} MB; last vs first ${memory.soak.growthMB >= 0 ? '+' : ''}${fixed(memory.soak.growthMB, 1)} MB`
+        : 'not measured (BENCH_SOAK_ROUNDS < 2)',
+  });
+  return checks;
+}
+
+/** Flat: the last round's peak is within 10 MB or 5 % (whichever is larger) of the first round's. */
+export function isFlat(peaks: number[]): { growthMB: number; flat: boolean } {
+  if (peaks.length < 2) return { growthMB: 0, flat: false };
+  const first = peaks[0]!;
+  const growthMB = peaks.at(-1)! - first;
+  return { growthMB, flat: growthMB <= Math.max(10, first * 0.05) };
+}
