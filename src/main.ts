@@ -58,7 +58,11 @@ async function main(): Promise<void> {
     try {
       embedded = await startV1Service({ ...v1Options, host: '127.0.0.1', port: 0, seed: v1Options.seed ?? 'demo' });
     } catch (error) {
-      fail(`embedded v1 service failed to start (V1_DATABASE ${v1Options.database ?? './data/v1.sqlite'}): ${firstLine(error)}`);
+      // A file system or SQLite error (it has a code) is about the database file the setting names.
+      if (typeof (error as { code?: unknown }).code === 'string') {
+        fail(`V1_DATABASE: cannot use "${v1Options.database ?? './data/v1.sqlite'}": ${firstLine(error)}`);
+      }
+      fail(`embedded v1 service failed to start: ${firstLine(error)}`);
     }
     demoKey = demoAdminKey(embedded);
   }

@@ -74,6 +74,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     schema: buildSchema(),
     ...disclosure,
     csrfPrevention: true,
+    // src/main.ts owns SIGTERM/SIGINT: it drains the gateway, then stops the embedded service.
+    // Apollo's own handler would re-raise the signal once drained and kill the process first.
+    stopOnTerminationSignals: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: limits.allowBatchedHttpRequests,

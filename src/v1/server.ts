@@ -13,6 +13,7 @@ import { openDatabase } from './storage/database.ts';
 import type { Database } from './storage/database.ts';
 import { replaceConfiguredKeys } from './storage/keys.ts';
 import { countOrganizations } from './storage/organizations.ts';
+import { seedDemo } from './seed/index.ts';
 
 export interface SeedSizes {
   devices?: number;
@@ -57,17 +58,9 @@ interface Simulator {
   stop(): void;
 }
 
-// Demo seeding and the traffic simulator live beside the HTTP core and are loaded only when used.
-// (Specifiers built at run time while those modules are being written; static imports once they exist.)
-const SEED_MODULE = new URL('./seed/index.ts', import.meta.url).href;
+// The traffic simulator is loaded only when used. (Specifier built at run time while that module
+// is being written; a static import once it exists.)
 const SIMULATOR_MODULE = new URL('./simulator.ts', import.meta.url).href;
-
-async function seedDemoData(db: Database, sizes: SeedSizes): Promise<DemoKey[]> {
-  const { seedDemo } = (await import(SEED_MODULE)) as {
-    seedDemo: (db: Database, sizes: SeedSizes) => DemoKey[] | Promise<DemoKey[]>;
-  };
-  return [...(await seedDemo(db, sizes))];
-}
 
 async function startSimulator(db: Database, perSecond: number): Promise<Simulator> {
   const { startTrafficSimulator } = (await import(SIMULATOR_MODULE)) as {
@@ -86,7 +79,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
   try {
     let demoKeys: DemoKey[] = [];
     if ((options.seed ?? 'demo') === 'demo' && countOrganizations(db) === 0) {
-      demoKeys = await seedDemoData(db, options.seedSizes ?? {});
+      demoKeys = seedDemo(db, options.seedSizes ?? {});
     }
     replaceConfiguredKeys(db, configuredKeys);
 

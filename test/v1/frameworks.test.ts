@@ -441,3 +441,37 @@ describe('soft delete (operation 4)', () => {
     expect(listed.json.data.map((f: { id: number }) => f.id)).toContain(ofOrg2);
   });
 });
+
+describe('with demo data', () => {
+  let demo: TestV1;
+  beforeAll(async () => {
+    demo = await startTestV1({ seed: 'demo' });
+  });
+  afterAll(async () => {
+    await demo?.close();
+  });
+
+  it('takes back what it served, and keeps evidence across removal and return of a control', async () => {
+    const orgKey = demo.demoKeys.find((k) => k.organizationId === 1)!.key;
+    const listed = await v1Request(demo, 'GET', list(1), { token: orgKey });
+    expect(listed.status).toBe(200);
+    const framework = listed.json.data.find((f: { security_frameworks: Control[] }) =>
+      f.security_frameworks.some((c) => c.evidences.length > 0),
+    ) as { id: number; title: string; security_frameworks: Control[] };
+    expect(framework).toBeDefined();
+
+    // A client may send back exactly what it read, evidences included.
+    const { id, ...body } = framework;
+    const same = await v1Request(demo, 'PUT', one(1, id), { token: orgKey, body });
+    expect(same.status).toBe(200);
+    expect(same.json.security_framework).toEqual(framework);
+
+    const withEvidence = framework.security_frameworks.findIndex((c) => c.evidences.length > 0);
+    const without = framework.security_frameworks.filter((_, i) => i !== withEvidence);
+    const removed = await v1Request(demo, 'PUT', one(1, id), { token: orgKey, body: { title: framework.title, security_frameworks: without } });
+    expect(removed.json.security_framework).toEqual({ id, title: framework.title, security_frameworks: without });
+
+    const restored = await v1Request(demo, 'PUT', one(1, id), { token: orgKey, body });
+    expect(restored.json.security_framework).toEqual(framework);
+  });
+});

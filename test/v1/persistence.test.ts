@@ -120,4 +120,25 @@ describe('a file database', () => {
     const dropped = await v1Request(second, 'GET', '/api/v1/organizations/2/security-frameworks', { token: TEST_KEYS.org2 });
     expect(dropped.status).toBe(401);
   });
+
+  it('keeps demo data across a restart without seeding it again', async () => {
+    const demoFile = join(dir, 'demo.sqlite');
+    const first = await startTestV1({ database: demoFile, seed: 'demo' });
+    running.push(first);
+    expect(first.demoKeys.length).toBeGreaterThan(0);
+    const adminKey = first.demoKeys.find((k) => k.organizationId === null)!.key;
+    const before = dump(first.db);
+    expect(before['organizations']!.length).toBeGreaterThan(0);
+    expect(before['web_protection_records']!.length).toBeGreaterThan(0);
+    expect(before['evidences']!.length).toBeGreaterThan(0);
+    const served = await v1Request(first, 'GET', '/api/v1/organizations/2/security-frameworks', { token: adminKey });
+    await first.close();
+
+    const second = await startTestV1({ database: demoFile, seed: 'demo' });
+    running.push(second);
+    expect(second.demoKeys).toEqual([]);
+    expect(dump(second.db)).toEqual(before);
+    const again = await v1Request(second, 'GET', '/api/v1/organizations/2/security-frameworks', { token: adminKey });
+    expect(again.json).toEqual(served.json);
+  });
 });

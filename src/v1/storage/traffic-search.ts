@@ -44,28 +44,44 @@ export function searchTerms(search: string | undefined): string[] {
 /** How many characters (code points, as the tokenizer counts them) a trigram has. */
 const GRAM = 3;
 
-/**
- * Trigrams of a term that the index query asks for. Any set of the term's trigrams finds every
- * entry holding the term (the exact check removes the rest), so this takes a spread of them:
- * every third one, and the last. Each trigram costs a walk through its list of entries, and the
- * common ones hold most of the entries, so fewer trigrams make a faster query; consecutive
- * trigrams overlap by two characters and add little selectivity.
- */
+/** Every distinct trigram of a term, in order; none for a term shorter than three characters. */
 export function termTrigrams(term: string): string[] {
   const chars = Array.from(term);
-  if (chars.length < GRAM) return [];
   const grams = new Set<string>();
-  for (let i = 0; i + GRAM <= chars.length; i += GRAM) grams.add(chars.slice(i, i + GRAM).join(''));
-  grams.add(chars.slice(chars.length - GRAM).join(''));
+  for (let i = 0; i + GRAM <= chars.length; i++) grams.add(chars.slice(i, i + GRAM).join(''));
   return [...grams];
 }
 
+/** Whether the index alone decides a term: a three-character term is its only trigram. */
+export function indexDecides(term: string): boolean {
+  return Array.from(term).length === GRAM;
+}
+
 /**
- * The FTS5 query for the terms: every chosen trigram, each a quoted string, ANDed. Undefined
- * when no term is long enough for a trigram (then only the exact check applies).
+ * The trigrams the index query asks for: the rarest trigram of each term long enough to have
+ * one, by `frequency` (an estimate of the share of entries that hold it). Any trigram of a term
+ * finds every entry holding the term, and the exact check removes the rest; asking for more
+ * trigrams of the same term narrows little (they mostly occur together, in the term) but costs a
+ * walk through each one's list of entries, and common trigrams are in most of them.
  */
-export function matchExpression(terms: readonly string[]): string | undefined {
-  const grams = new Set(terms.flatMap(termTrigrams));
-  if (grams.size === 0) return undefined;
-  return [...grams].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
+export function chooseTrigrams(terms: readonly string[], frequency: (gram: string) => number): string[] {
+  const chosen = new Set<string>();
+  for (const term of terms) {
+    let best: string | undefined;
+    let bestFrequency = Infinity;
+    for (const gram of termTrigrams(term)) {
+      const f = frequency(gram);
+      if (f < bestFrequency) {
+        best = gram;
+        bestFrequency = f;
+      }
+    }
+    if (best !== undefined) chosen.add(best);
+  }
+  return [...chosen];
+}
+
+/** The FTS5 query for trigrams: each one a quoted string, all of them required. */
+export function matchExpression(grams: readonly string[]): string {
+  return grams.map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
 }

@@ -3,7 +3,8 @@ import type { Statement } from 'better-sqlite3';
 import type { TrafficLogEntry } from '../records.ts';
 import type { Database } from './database.ts';
 import { statement } from './database.ts';
-import { matchExpression, searchTerms, searchText } from './traffic-search.ts';
+import { chooseTrigrams, indexDecides, matchExpression, searchTerms, searchText } from './traffic-search.ts';
+import { trigramFrequency } from './traffic-stats.ts';
 
 /** The fields the traffic list may be ordered by. */
 export const TRAFFIC_ORDER_FIELDS = ['date_time', 'id', 'type', 'src_ip', 'dest_ip', 'dest_port'] as const;
@@ -90,7 +91,8 @@ interface Plan {
 
 function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
   const terms = searchTerms(filter.search);
-  const match = matchExpression(terms);
+  const grams = terms.length > 0 ? chooseTrigrams(terms, trigramFrequency(db)) : [];
+  const match = grams.length > 0 ? matchExpression(grams) : undefined;
   const actions = [...new Set((filter.actions ?? []).map((a) => a.toLowerCase()).filter((a) => a !== ''))];
   const params: Record<string, unknown> = { device: filter.deviceId };
   const conditions: string[] = [];
@@ -103,10 +105,14 @@ function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
     conditions.push('t.action IN (SELECT value FROM json_each(@actions))');
     params.actions = JSON.stringify(actions);
   }
-  terms.forEach((term, i) => {
-    conditions.push(`instr(t.search_text, @term${i}) > 0`);
-    params[`term${i}`] = term;
-  });
+  // The index narrows; instr() decides, except for a three-character term that the index query
+  // asked for by itself.
+  terms
+    .filter((term) => !(indexDecides(term) && grams.includes(term)))
+    .forEach((term, i) => {
+      conditions.push(`instr(t.search_text, @term${i}) > 0`);
+      params[`term${i}`] = term;
+    });
   const from = match !== undefined ? 'traffic_search s JOIN traffic t ON t.id = s.rowid' : 'traffic t';
   const direction = order.descending ? 'DESC' : 'ASC';
   let orderBy: string;

@@ -1,0 +1,323 @@
+// The command (`npm start` = src/main.ts) as an operator runs it: spawned as a process on port 0
+// in a temp working directory. With no UPSTREAM_URL it starts the embedded reference service
+// with demo data under ./data, prints the GraphQL URL and the demo key, and Sandbox starts with
+// that key; a restart keeps the data and still prints the key. With UPSTREAM_URL only the
+// gateway starts. SIGTERM/SIGINT let the requests in flight finish, refuse new connections and
+// exit 0. A bad setting stops the start with one line naming it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
+import { postGraphQL } from './helpers/gateway.ts';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const START_TIMEOUT_MS = 30_000;
+/** The query the landing page opens with (src/gateway/http/disclosure.ts). */
+const FIRST_QUERY = `query FirstLook {
+  protectionDevices(first: 5) {
+    totalCount
+    nodes { id deviceId type endpoint services organization { name } }
+  }
+}`;
+const EMPTY_LIST = { error: 0, messages: [], total: 0, data: [] };
+
+interface Run {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const runs: Run[] = [];
+const tempDirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-main-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+function start(env: Record<string, string>, cwd: string): Run {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
+    cwd,
+    // A clean environment: nothing of the test runner's (NODE_ENV=test, …) leaks into the command.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const run = { child, output, exited };
+  runs.push(run);
+  return run;
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits for the start banner; the URL as printed and as reachable from here. */
+async function started(run: Run): Promise<{ printedUrl: string; url: string; port: number }> {
+  const banner = /GraphQL gateway ready at (http:\/\/\S+\/graphql)\n/;
+  await waitFor(
+    () => banner.test(run.output.stdout) || run.child.exitCode !== null,
+    `the start banner (stdout: ${run.output.stdout}, stderr: ${run.output.stderr})`,
+    START_TIMEOUT_MS,
+  );
+  const printedUrl = banner.exec(run.output.stdout)?.[1];
+  if (!printedUrl) throw new Error(`no banner; exit ${run.child.exitCode}; stderr: ${run.output.stderr}`);
+  const url = new URL(printedUrl);
+  url.hostname = '127.0.0.1'; // printed as localhost; the gateway listens on 127.0.0.1
+  return { printedUrl, url: url.href, port: Number(url.port) };
+}
+
+function lineAfter(text: string, label: string): string | undefined {
+  return text.split('\n').find((line) => line.startsWith(label))?.slice(label.length);
+}
+
+/** True when a new TCP connection to the port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+afterAll(async () => {
+  for (const run of runs) {
+    if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+  }
+  await Promise.all(runs.map((run) => within(run.exited, 5_000, 'a killed process to exit').catch(() => undefined)));
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm start with no UPSTREAM_URL: the embedded default', () => {
+  const cwd = tempDir();
+  const seedSizes = { V1_SEED_DEVICES: '12', V1_SEED_TRAFFIC: '300' };
+  let first: Run;
+  let gatewayUrl: string;
+  let v1Url: string;
+  let frameworkId: string;
+
+  beforeAll(async () => {
+    first = start(seedSizes, cwd);
+    gatewayUrl = (await started(first)).url;
+    v1Url = lineAfter(first.output.stdout, 'Embedded v1 reference service at ')?.split(' ')[0] ?? '';
+  });
+
+  it('prints the GraphQL URL, the embedded service and the demo key', () => {
+    const lines = first.output.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^GraphQL gateway ready at http:\/\/localhost:\d+\/graphql$/);
+    expect(lines[1]).toMatch(/^Embedded v1 reference service at http:\/\/127\.0\.0\.1:\d+ \(database \.\/data\/v1\.sqlite\)$/);
+    expect(lines[2]).toBe('Demo key (admin, all organizations): demo-admin-key  (send it as X-Service-Token)');
+    expect(first.output.stderr).toBe('');
+    expect(v1Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('keeps the demo data in a file database under ./data', () => {
+    expect(existsSync(join(cwd, 'data', 'v1.sqlite'))).toBe(true);
+  });
+
+  it('serves the Sandbox landing page with the demo key in its shared headers', async () => {
+    const page = await fetch(gatewayUrl, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('https://embeddable-sandbox.cdn.apollographql.com');
+    expect(html).toContain('"sharedHeaders":{"X-Service-Token":"demo-admin-key"}');
+  });
+
+  it('answers the first query with the demo key, as the embedded service holds it', async () => {
+    const response = await postGraphQL<{ protectionDevices: { totalCount: number; nodes: { id: string; organization: { name: string } }[] } }>(
+      gatewayUrl,
+      { query: FIRST_QUERY },
+      { 'x-service-token': 'demo-admin-key' },
+    );
+    expect(response.errors).toBeUndefined();
+    expect(response.status).toBe(200);
+    const v1 = await fetch(`${v1Url}/api/v1/atb?limit=5`, { headers: { 'x-service-token': 'demo-admin-key' } });
+    const page = (await v1.json()) as { total: number; data: { id: number }[] };
+    expect(response.data?.protectionDevices.totalCount).toBe(page.total);
+    expect(page.total).toBe(12);
+    expect(response.data?.protectionDevices.nodes.map((node) => node.id)).toEqual(page.data.map((device) => String(device.id)));
+  });
+
+  it('reaches the embedded service with the demo key for the frameworks too, and is ready', async () => {
+    const response = await postGraphQL<{ securityFrameworks: { totalCount: number } }>(
+      gatewayUrl,
+      { query: '{ securityFrameworks(organizationId: "1") { totalCount } }' },
+      { 'x-service-token': 'demo-admin-key' },
+    );
+    const v1 = await fetch(`${v1Url}/api/v1/organizations/1/security-frameworks`, { headers: { 'x-service-token': 'demo-admin-key' } });
+    const list = (await v1.json()) as { total: number };
+    expect(response.data?.securityFrameworks.totalCount).toBe(list.total);
+    expect(list.total).toBeGreaterThan(0);
+    const ready = await fetch(new URL('/readyz', gatewayUrl));
+    expect(ready.status).toBe(200);
+  });
+
+  it('stores a change made through the gateway', async () => {
+    const created = await postGraphQL<{ createSecurityFramework: { id: string } }>(
+      gatewayUrl,
+      {
+        query: 'mutation ($input: SecurityFrameworkInput!) { createSecurityFramework(organizationId: "1", input: $input) { id } }',
+        variables: {
+          input: {
+            title: 'Kept across restarts',
+            controls: [{ id: 'K-1', type: 'policy', title: 'Keep it', weight: 1, frequency: '0 9 * * 1', evidenceType: 'document' }],
+          },
+        },
+      },
+      { 'x-service-token': 'demo-admin-key' },
+    );
+    expect(created.errors).toBeUndefined();
+    frameworkId = created.data!.createSecurityFramework.id;
+    expect(frameworkId).toMatch(/^\d+$/);
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    first.child.kill('SIGTERM');
+    expect(await within(first.exited, 15_000, 'exit after SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
+  it('restarts on the same ./data: keeps the data, prints the demo key again, stops on SIGINT', async () => {
+    const second = start(seedSizes, cwd);
+    const { url } = await started(second);
+    expect(second.output.stdout).toContain('Demo key (admin, all organizations): demo-admin-key');
+    const page = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('"sharedHeaders":{"X-Service-Token":"demo-admin-key"}');
+
+    const read = await postGraphQL<{ securityFramework: { title: string; controls: { id: string }[] } | null }>(
+      url,
+      { query: `{ securityFramework(organizationId: "1", id: "${frameworkId}") { title controls { id } } }` },
+      { 'x-service-token': 'demo-admin-key' },
+    );
+    expect(read.errors).toBeUndefined();
+    expect(read.data).toEqual({ securityFramework: { title: 'Kept across restarts', controls: [{ id: 'K-1' }] } });
+
+    second.child.kill('SIGINT');
+    expect(await within(second.exited, 15_000, 'exit after SIGINT')).toEqual({ code: 0, signal: null });
+    expect(second.output.stderr).toBe('');
+  });
+});
+
+describe('npm start with UPSTREAM_URL: only the gateway', () => {
+  let upstream: FaultUpstream;
+  /** Answers of the upstream held back until the test lets them go. */
+  const held: (() => void)[] = [];
+  const hold: Behaviour = (req, res, body) => {
+    held.push(() => json(200, EMPTY_LIST)(req, res, body));
+  };
+
+  beforeAll(async () => {
+    upstream = await startFaultUpstream(json(200, EMPTY_LIST));
+  });
+
+  afterAll(async () => {
+    held.splice(0).forEach((release) => release());
+    await upstream?.close();
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'starts no reference service; on %s finishes the requests in flight, refuses new connections, exits 0',
+    async (signal) => {
+      const cwd = tempDir();
+      upstream.setBehaviour(json(200, EMPTY_LIST));
+      const run = start({ UPSTREAM_URL: upstream.url }, cwd);
+      const { url, port } = await started(run);
+      expect(run.output.stdout.trim().split('\n')).toEqual([
+        expect.stringMatching(/^GraphQL gateway ready at http:\/\/localhost:\d+\/graphql$/),
+        `Upstream v1 service: ${upstream.url}`,
+      ]);
+      expect(existsSync(join(cwd, 'data'))).toBe(false);
+      expect((await fetch(new URL('/readyz', url))).status).toBe(200);
+
+      upstream.calls.length = 0;
+      upstream.setBehaviour(hold);
+      const inFlight = Array.from({ length: 4 }, (_, i) =>
+        postGraphQL<{ securityFrameworks: { totalCount: number } }>(
+          url,
+          { query: `{ securityFrameworks(organizationId: "${i + 1}") { totalCount } }` },
+          { 'x-service-token': 'some-key' },
+        ),
+      );
+      await waitFor(() => upstream.calls.length === 4, 'the four requests to reach the upstream');
+
+      run.child.kill(signal);
+      await waitFor(() => refused(port), 'new connections to be refused');
+      expect(run.child.exitCode).toBeNull(); // still finishing the requests in flight
+
+      held.splice(0).forEach((release) => release());
+      const answers = await within(Promise.all(inFlight), 10_000, 'the requests in flight');
+      expect(answers.map((answer) => [answer.status, answer.data])).toEqual(
+        Array.from({ length: 4 }, () => [200, { securityFrameworks: { totalCount: 0 } }]),
+      );
+      expect(await within(run.exited, 15_000, `exit after ${signal}`)).toEqual({ code: 0, signal: null });
+      expect(upstream.calls.map((call) => call.path).sort()).toEqual([1, 2, 3, 4].map((id) => `/api/v1/organizations/${id}/security-frameworks`));
+    },
+  );
+});
+
+describe('a bad setting', () => {
+  it.each([
+    ['PORT', { PORT: 'abc' }],
+    ['UPSTREAM_URL', { UPSTREAM_URL: 'ftp://x' }],
+    ['V1_SEED', { V1_SEED: 'bogus' }],
+    ['V1_DATABASE', { V1_DATABASE: './not-a-folder/v1.sqlite' }], // a file where its folder should be
+    ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: 'lots', UPSTREAM_URL: 'http://127.0.0.1:9' }],
+  ])('%s stops the start with one line naming it and a non-zero exit', async (name, env) => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'not-a-folder'), '');
+    const run = start(env, cwd);
+    const { code } = await within(run.exited, START_TIMEOUT_MS, 'the refused start to exit');
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    const message = run.output.stderr.replace(/\n$/, '');
+    expect(message).not.toContain('\n');
+    expect(message.startsWith(name)).toBe(true);
+    expect(run.output.stdout).toBe('');
+    // Nothing started: no database was made where the embedded default would have put it.
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
+  it('a PORT already taken stops the start with one line naming PORT', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const run = start({ PORT: String(port), UPSTREAM_URL: 'http://127.0.0.1:9' }, tempDir());
+      const { code } = await within(run.exited, START_TIMEOUT_MS, 'the refused start to exit');
+      expect(code).toBe(1);
+      expect(run.output.stderr).toBe(`PORT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
