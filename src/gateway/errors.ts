@@ -12,6 +12,10 @@ export const ErrorCode = {
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
+  /** The operation's estimated cost is over MAX_COST (HTTP 400, nothing executed). */
+  QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
+  /** A field past the operation's budget of upstream calls (MAX_UPSTREAM_CALLS). */
+  UPSTREAM_BUDGET_EXCEEDED: 'UPSTREAM_BUDGET_EXCEEDED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -144,6 +148,8 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   UPSTREAM_UNAVAILABLE: 'The upstream service is unavailable',
   UPSTREAM_TIMEOUT: 'The upstream service did not answer in time',
   UPSTREAM_BAD_RESPONSE: 'The upstream service sent a response that breaks the v1 contract',
+  QUERY_TOO_COMPLEX: 'The operation asks for too much at once',
+  UPSTREAM_BUDGET_EXCEEDED: 'The operation needs too many upstream calls',
   INTERNAL_SERVER_ERROR: 'Internal server error',
 };
 

@@ -13,7 +13,7 @@ import { createFormatError } from './errors.ts';
 import { BodyTooLargeError, ClientGoneError, readBody } from './http/body.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { disclosureOptions, withoutSuggestions } from './http/disclosure.ts';
-import { CallBudget, batchTooLarge, limitOptions, passLimitErrors } from './limits/index.ts';
+import { CallBudget, batchTooLarge, limitOptions } from './limits/index.ts';
 import { createLoaders } from './loaders.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
@@ -81,12 +81,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: limits.allowBatchedHttpRequests,
     formatError: withoutSuggestions(
-      passLimitErrors(
-        createFormatError({
-          includeStacktrace: options.stackTraces,
-          onUnexpectedError: (error) => logger.error({ err: error }, 'internal error'),
-        }),
-      ),
+      createFormatError({
+        includeStacktrace: options.stackTraces,
+        onUnexpectedError: (error) => logger.error({ err: error }, 'internal error'),
+      }),
       !options.fieldSuggestions,
     ),
     plugins: [

@@ -1,5 +1,6 @@
 // The gateway's settings (graphql.md, "Running"): defaults, what production changes, and a bad
 // value of any setting is a ConfigError of one line that names the setting.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseGatewayConfig } from '../../src/gateway/config.ts';
 import { LIMIT_SETTINGS } from '../../src/gateway/limits/settings.ts';
@@ -17,7 +18,8 @@ function refusal(env: Record<string, string>): ConfigError {
 describe('gateway settings', () => {
   it('has the documented defaults', () => {
     const config = parseGatewayConfig({});
-    expect(config).toEqual({
+    // The settings of the HTTP surface; other suites check those of limits and upstream resilience.
+    expect(config).toMatchObject({
       host: '127.0.0.1',
       port: 4000,
       upstreamUrl: undefined,
@@ -33,7 +35,6 @@ describe('gateway settings', () => {
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       logLevel: 'info',
-      limits: config.limits, // limits.test.ts checks these
     });
   });
 
@@ -121,6 +122,25 @@ describe('gateway settings', () => {
   ])('refuses %s=%j with one line naming it', (name, value) => {
     const error = refusal({ [name]: value });
     expect(error.name).toBe('ConfigError');
+    expect(error.message.startsWith(`${name}: `)).toBe(true);
+    expect(error.message).not.toMatch(/[\r\n]/);
+  });
+
+  // Every setting config.ts reads, found in its source, so that one added later is covered too.
+  const source = readFileSync(new URL('../../src/gateway/config.ts', import.meta.url), 'utf8');
+  const BAD_VALUE: Record<string, string> = { integerSetting: 'twelve', booleanSetting: 'perhaps', urlSetting: 'ftp://x', originsSetting: 'nowhere' };
+  const discovered = [...source.matchAll(/\b(integerSetting|booleanSetting|urlSetting|originsSetting)\(env, '([A-Z0-9_]+)'/g)].map(
+    ([, kind, name]) => [name!, BAD_VALUE[kind!]!] as const,
+  );
+
+  it('finds the settings in config.ts', () => {
+    expect(discovered.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['PORT', 'UPSTREAM_URL', 'CORS_ORIGINS', 'INTROSPECTION', 'BODY_LIMIT_BYTES', 'HEADERS_TIMEOUT_MS']),
+    );
+  });
+
+  it.each(discovered)('refuses a bad %s (%j) with one line naming it', (name, value) => {
+    const error = refusal({ [name]: value });
     expect(error.message.startsWith(`${name}: `)).toBe(true);
     expect(error.message).not.toMatch(/[\r\n]/);
   });

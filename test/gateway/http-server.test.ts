@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/server.ts';
-import { refusedUrl, startFaultUpstream, json, notJson, type FaultUpstream } from '../helpers/fault-upstream.ts';
+import { json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
 import { postGraphQL, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -18,7 +18,10 @@ const SANDBOX_ORIGIN = 'https://sandbox.embed.apollographql.com';
 const FRAMEWORK_COUNT = 'query FrameworkCount { securityFrameworks(organizationId: "1") { totalCount } }';
 
 let stack: Stack;
-/** A gateway in front of a scripted upstream, with a long deadline: only a cancel ends a call early. */
+/**
+ * A gateway in front of a scripted upstream, with a long upstream deadline (only a cancel ends a
+ * call early) and short client timeouts.
+ */
 let faulty: { upstream: FaultUpstream; gateway: Gateway; logs: string[] };
 /** A gateway whose upstream does not listen. */
 let orphan: Gateway;
@@ -47,7 +50,7 @@ beforeAll(async () => {
   const upstream = await startFaultUpstream();
   const logs: string[] = [];
   const gateway = await startGateway({
-    ...parseGatewayConfig({ UPSTREAM_TIMEOUT_MS: '60000' }),
+    ...parseGatewayConfig({ UPSTREAM_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEOUT_MS: '500' }),
     port: 0,
     upstreamUrl: upstream.url,
     logger: silentLogger(logs),
@@ -307,6 +310,13 @@ describe('slow clients', () => {
   it('still serves a client that sends its headers in time', async () => {
     const response = await fetch(`${origin(stack.gateway)}/healthz`);
     expect(response.status).toBe(200);
+  });
+
+  it('does not cut a response that takes longer than the request timeout (it bounds receiving only)', async () => {
+    faulty.upstream.setBehaviour(slow(1_000, json(200, { error: 0, messages: [], total: 0, data: [] })));
+    const response = await postGraphQL(faulty.gateway.url, { query: FRAMEWORK_COUNT }, { 'x-service-token': TEST_KEYS.admin });
+    expect(response.status).toBe(200);
+    expect(response.data).toEqual({ securityFrameworks: { totalCount: 0 } });
   });
 });
 

@@ -1,9 +1,7 @@
 // The query limits as Apollo Server options: what server.ts spreads into `new ApolloServer(...)`.
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
-import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError, ParseOptions, ValidationRule } from 'graphql';
-import { UpstreamBudgetExceededError } from './call-budget.ts';
-import { QueryTooComplexError, costLimitPlugin } from './cost.ts';
+import { costLimitPlugin } from './cost.ts';
 import type { QueryLimits } from './settings.ts';
 import { queryShapeRules } from './shape-rules.ts';
 
@@ -43,19 +41,3 @@ export function batchTooLarge(body: unknown, maxBatchSize: number): { errors: Gr
   };
 }
 
-type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-
-/** The errors a limit raises, which a formatError that masks unknown codes must let through. */
-export function isLimitError(error: unknown): boolean {
-  const original = unwrapResolverError(error);
-  return original instanceof QueryTooComplexError || original instanceof UpstreamBudgetExceededError;
-}
-
-/** Wraps a formatError so that limit errors pass as they are (without a stack trace). */
-export function passLimitErrors(format: FormatError): FormatError {
-  return (formatted, error) => {
-    if (!isLimitError(error)) return format(formatted, error);
-    const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
-    return { ...formatted, extensions };
-  };
-}

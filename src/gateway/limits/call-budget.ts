@@ -2,13 +2,13 @@
 // not the calls behind it (aliases of small nested pages are cheap but each is a call), so this
 // is the backstop: past the budget, each further call fails on its own field and the data
 // already fetched still comes back.
-import { GraphQLError } from 'graphql';
-import { LimitCode } from './settings.ts';
+import { ErrorCode, GatewayError } from '../errors.ts';
 
-export class UpstreamBudgetExceededError extends GraphQLError {
+export class UpstreamBudgetExceededError extends GatewayError {
   constructor(limit: number) {
     super(`This operation needs more than ${limit} upstream calls; the fields past that limit were not read. Ask for fewer nested connections or smaller pages.`, {
-      extensions: { code: LimitCode.UPSTREAM_BUDGET_EXCEEDED, limit },
+      code: ErrorCode.UPSTREAM_BUDGET_EXCEEDED,
+      limit,
     });
     this.name = 'UpstreamBudgetExceededError';
   }

@@ -11,7 +11,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { LimitCode } from './settings.ts';
+import { ErrorCode, GatewayError } from '../errors.ts';
 
 /**
  * The page a connection returns when the client gives neither `first` nor `last`
@@ -70,18 +70,16 @@ export function estimateCost(
   }
 }
 
-export class QueryTooComplexError extends GraphQLError {
+export class QueryTooComplexError extends GatewayError {
   constructor(cost: number, maxCost: number) {
     const shown = Number.isFinite(cost) ? String(cost) : 'too large to estimate';
     super(
       `The operation's estimated cost (${shown}) is over the limit of ${maxCost}: ask for smaller pages (first/last) or fewer nested connections.`,
       {
-        extensions: {
-          code: LimitCode.QUERY_TOO_COMPLEX,
-          ...(Number.isFinite(cost) ? { cost } : {}),
-          maxCost,
-          http: { status: 400 },
-        },
+        code: ErrorCode.QUERY_TOO_COMPLEX,
+        ...(Number.isFinite(cost) ? { cost } : {}),
+        maxCost,
+        http: { status: 400 },
       },
     );
     this.name = 'QueryTooComplexError';

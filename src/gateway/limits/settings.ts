@@ -57,17 +57,11 @@ export const LIMIT_SETTINGS: Record<keyof QueryLimits, { env: string; min: numbe
 };
 
 /**
- * `extensions.code` of a request refused for its cost, and of a field refused for the call budget.
  * Depth, aliases and directives are validation errors: Apollo gives every validation error the
- * code `GRAPHQL_VALIDATION_FAILED`, so those carry which limit in `extensions.reason`.
- * Too many tokens is the parser's `GRAPHQL_PARSE_FAILED`.
+ * code `GRAPHQL_VALIDATION_FAILED`, so those carry which limit in `extensions.reason`. Too many
+ * tokens is the parser's `GRAPHQL_PARSE_FAILED`. Cost and call budget have codes of their own
+ * (`QUERY_TOO_COMPLEX`, `UPSTREAM_BUDGET_EXCEEDED`), in errors.ts with every other code.
  */
-export const LimitCode = {
-  QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
-  UPSTREAM_BUDGET_EXCEEDED: 'UPSTREAM_BUDGET_EXCEEDED',
-} as const;
-export type LimitCode = (typeof LimitCode)[keyof typeof LimitCode];
-
 /** `extensions.reason` of a GRAPHQL_VALIDATION_FAILED error that a limit caused. */
 export const LimitReason = {
   QUERY_TOO_DEEP: 'QUERY_TOO_DEEP',

@@ -57,28 +57,76 @@ export function indexDecides(term: string): boolean {
   return Array.from(term).length === GRAM;
 }
 
-/**
- * The trigrams the index query asks for: the rarest trigram of each term long enough to have
- * one, by `frequency` (an estimate of the share of entries that hold it). Any trigram of a term
- * finds every entry holding the term, and the exact check removes the rest; asking for more
- * trigrams of the same term narrows little (they mostly occur together, in the term) but costs a
- * walk through each one's list of entries, and common trigrams are in most of them.
- */
-export function chooseTrigrams(terms: readonly string[], frequency: (gram: string) => number): string[] {
-  const chosen = new Set<string>();
-  for (const term of terms) {
-    let best: string | undefined;
-    let bestFrequency = Infinity;
-    for (const gram of termTrigrams(term)) {
-      const f = frequency(gram);
-      if (f < bestFrequency) {
-        best = gram;
-        bestFrequency = f;
-      }
-    }
-    if (best !== undefined) chosen.add(best);
+/** What is known of how the trigrams spread over the entries: a sample of them. */
+export interface TrigramSample {
+  /** Number of sampled entries (0: nothing is known). */
+  size: number;
+  /** Which sampled entries hold the trigram, as a bit set over the sample (bit i: entry i). */
+  holders(gram: string): Uint32Array;
+}
+
+// The cost model of a search, per entry of the device: walking a trigram's list costs about one
+// unit per entry in it; checking a candidate entry (reading it, instr() on its text) about forty.
+const LIST_ENTRY_COST = 1;
+const CHECK_COST = 40;
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let v of bits) {
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
   }
-  return [...chosen];
+  return n;
+}
+
+function and(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = (a[i] as number) & (b[i] as number);
+  return out;
+}
+
+/**
+ * The trigrams the index query asks for. Any trigram of a term finds every entry holding the
+ * term (the exact check removes the rest), so this is a choice of cost: each trigram asked for
+ * costs a walk through its list of entries, and each entry the index lets through costs a check.
+ * Greedily, from the sample: add the trigram that lowers the estimated cost most, while one does.
+ * Rare trigrams come first; a common one is added only when it narrows the candidates a lot
+ * (trigrams of one word mostly occur together and narrow little; those of different terms do).
+ */
+export function chooseTrigrams(terms: readonly string[], sample: TrigramSample): string[] {
+  const grams = [...new Set(terms.flatMap(termTrigrams))];
+  if (grams.length === 0) return [];
+  // Nothing known (an empty table): one trigram per term.
+  if (sample.size === 0) return [...new Set(terms.map((term) => termTrigrams(term)[0]).filter((g) => g !== undefined))];
+  const words = Math.ceil(sample.size / 32);
+  let candidates: Uint32Array = new Uint32Array(words).fill(0xffffffff);
+  if (sample.size % 32 !== 0) candidates[words - 1] = (1 << sample.size % 32) - 1;
+  let cost = CHECK_COST * sample.size;
+  const chosen: string[] = [];
+  for (;;) {
+    let best: { gram: string; cost: number; candidates: Uint32Array } | undefined;
+    for (const gram of grams) {
+      if (chosen.includes(gram)) continue;
+      const holders = sample.holders(gram);
+      const narrowed = and(candidates, holders);
+      const listCost = LIST_ENTRY_COST * popcount(holders);
+      const total = cost - CHECK_COST * (popcount(candidates) - popcount(narrowed)) + listCost;
+      if (total < (best?.cost ?? cost)) best = { gram, cost: total, candidates: narrowed };
+    }
+    if (best === undefined) break;
+    chosen.push(best.gram);
+    cost = best.cost;
+    candidates = best.candidates;
+  }
+  // A trigram the sample never saw costs next to nothing to ask for and may narrow a lot.
+  for (const term of terms) {
+    const termGrams = termTrigrams(term);
+    if (termGrams.some((gram) => chosen.includes(gram))) continue;
+    const unseen = termGrams.find((gram) => popcount(sample.holders(gram)) === 0);
+    if (unseen !== undefined) chosen.push(unseen);
+  }
+  return chosen;
 }
 
 /** The FTS5 query for trigrams: each one a quoted string, all of them required. */

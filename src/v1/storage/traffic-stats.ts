@@ -1,17 +1,18 @@
-// Estimates of how common each trigram is, for choosing which trigrams a search asks the index
-// for (see chooseTrigrams). They come from a sample of entries kept in memory: a thousand entries
-// spread evenly over the ids, read again when the table has doubled since.
+// How the trigrams spread over the entries, for choosing which trigrams a search asks the index
+// for (see chooseTrigrams): a sample of entries kept in memory, a thousand spread evenly over the
+// ids, read again when the table has doubled (or shrunk) since.
 import type { Database } from './database.ts';
 import { statement } from './database.ts';
+import type { TrigramSample } from './traffic-search.ts';
 
 const SAMPLE_SIZE = 1000;
-// Bounds the memory of the estimates; a search of ordinary terms needs a few dozen.
-const MAX_ESTIMATES = 50_000;
+// Bounds the memory of the bit sets (128 bytes each); a search of ordinary terms needs a few dozen.
+const MAX_BITSETS = 10_000;
 
 interface Sample {
   texts: string[];
   maxId: number;
-  estimates: Map<string, number>;
+  holders: Map<string, Uint32Array>;
 }
 
 const samples = new WeakMap<Database, Sample>();
@@ -26,27 +27,29 @@ function readSample(db: Database, maxId: number): Sample {
   )
     .pluck()
     .all(JSON.stringify([...ids]));
-  return { texts, maxId, estimates: new Map() };
+  return { texts, maxId, holders: new Map() };
 }
 
-/** The share of entries (0 to 1) estimated to hold each trigram. */
-export function trigramFrequency(db: Database): (gram: string) => number {
+/** The current sample of the traffic table, for chooseTrigrams. */
+export function trigramSample(db: Database): TrigramSample {
   const maxId = statement<[], number | null>(db, 'SELECT max(id) FROM traffic').pluck().get() ?? 0;
   let sample = samples.get(db);
   if (sample === undefined || maxId > 2 * sample.maxId || maxId < sample.maxId) {
     sample = readSample(db, maxId);
     samples.set(db, sample);
   }
-  const { texts, estimates } = sample;
-  return (gram) => {
-    let estimate = estimates.get(gram);
-    if (estimate === undefined) {
-      let n = 0;
-      for (const text of texts) if (text.includes(gram)) n++;
-      estimate = texts.length === 0 ? 0 : n / texts.length;
-      if (estimates.size >= MAX_ESTIMATES) estimates.clear();
-      estimates.set(gram, estimate);
-    }
-    return estimate;
+  const { texts, holders } = sample;
+  return {
+    size: texts.length,
+    holders(gram) {
+      let bits = holders.get(gram);
+      if (bits === undefined) {
+        bits = new Uint32Array(Math.ceil(texts.length / 32));
+        for (let i = 0; i < texts.length; i++) if ((texts[i] as string).includes(gram)) bits[i >>> 5]! |= 1 << (i & 31);
+        if (holders.size >= MAX_BITSETS) holders.clear();
+        holders.set(gram, bits);
+      }
+      return bits;
+    },
   };
 }

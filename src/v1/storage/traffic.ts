@@ -4,7 +4,7 @@ import type { TrafficLogEntry } from '../records.ts';
 import type { Database } from './database.ts';
 import { statement } from './database.ts';
 import { chooseTrigrams, indexDecides, matchExpression, searchTerms, searchText } from './traffic-search.ts';
-import { trigramFrequency } from './traffic-stats.ts';
+import { trigramSample } from './traffic-stats.ts';
 
 /** The fields the traffic list may be ordered by. */
 export const TRAFFIC_ORDER_FIELDS = ['date_time', 'id', 'type', 'src_ip', 'dest_ip', 'dest_port'] as const;
@@ -91,7 +91,7 @@ interface Plan {
 
 function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
   const terms = searchTerms(filter.search);
-  const grams = terms.length > 0 ? chooseTrigrams(terms, trigramFrequency(db)) : [];
+  const grams = terms.length > 0 ? chooseTrigrams(terms, trigramSample(db)) : [];
   const match = grams.length > 0 ? matchExpression(grams) : undefined;
   const actions = [...new Set((filter.actions ?? []).map((a) => a.toLowerCase()).filter((a) => a !== ''))];
   const params: Record<string, unknown> = { device: filter.deviceId };
