@@ -286,25 +286,35 @@ describe('npm start with UPSTREAM_URL: only the gateway', () => {
 });
 
 describe('a bad setting', () => {
-  it.each([
+  const cases: [string, Record<string, string>][] = [
     ['PORT', { PORT: 'abc' }],
     ['UPSTREAM_URL', { UPSTREAM_URL: 'ftp://x' }],
     ['V1_SEED', { V1_SEED: 'bogus' }],
     ['V1_DATABASE', { V1_DATABASE: './not-a-folder/v1.sqlite' }], // a file where its folder should be
     ['BODY_LIMIT_BYTES', { BODY_LIMIT_BYTES: 'lots', UPSTREAM_URL: 'http://127.0.0.1:9' }],
-  ])('%s stops the start with one line naming it and a non-zero exit', async (name, env) => {
-    const cwd = tempDir();
-    writeFileSync(join(cwd, 'not-a-folder'), '');
-    const run = start(env, cwd);
-    const { code } = await within(run.exited, START_TIMEOUT_MS, 'the refused start to exit');
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    const message = run.output.stderr.replace(/\n$/, '');
-    expect(message).not.toContain('\n');
-    expect(message.startsWith(name)).toBe(true);
-    expect(run.output.stdout).toBe('');
-    // Nothing started: no database was made where the embedded default would have put it.
-    expect(existsSync(join(cwd, 'data'))).toBe(false);
+    ['HOST', { HOST: '10.255.255.1', UPSTREAM_URL: 'http://127.0.0.1:9' }], // an address this machine does not have
+  ];
+
+  it(`stops the start with one line naming it and a non-zero exit (${cases.map(([name]) => name).join(', ')})`, async () => {
+    // The refused starts run side by side: each is a process of its own in a directory of its own.
+    const outcomes = await Promise.all(
+      cases.map(async ([name, env]) => {
+        const cwd = tempDir();
+        writeFileSync(join(cwd, 'not-a-folder'), '');
+        const run = start(env, cwd);
+        const { code } = await within(run.exited, START_TIMEOUT_MS, `the refused start (${name}) to exit`);
+        return { name, code, run, cwd };
+      }),
+    );
+    for (const { name, code, run, cwd } of outcomes) {
+      expect(code, name).toBe(1);
+      const message = run.output.stderr.replace(/\n$/, '');
+      expect(message, name).not.toContain('\n');
+      expect(message.startsWith(`${name}: `), `${name}: ${message}`).toBe(true);
+      expect(run.output.stdout, name).toBe('');
+      // Nothing started: no database was made where the embedded default would have put it.
+      expect(existsSync(join(cwd, 'data')), name).toBe(false);
+    }
   });
 
   it('a PORT already taken stops the start with one line naming PORT', async () => {

@@ -28,7 +28,7 @@ export interface Loaders {
   /** The frameworks of one organization: one list call per organization per operation. */
   frameworksByOrganization: DataLoader<string, WireSecurityFramework[]>;
   /** Pages of the device list, one call per distinct query. */
-  devicePages: DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>;
+  devicePages: Pick<DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>, 'load'>;
   /** Devices by id: all the ids asked in one tick cost at most one paged scan of the list. */
   deviceById: DataLoader<string, WireProtectionDevice | null>;
   /** Pages of one device's traffic, one call per distinct (device, query). */
@@ -50,34 +50,50 @@ function settleEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Pro
 }
 
 export function createLoaders(client: V1Client): Loaders {
-  const deviceById = new DataLoader<string, WireProtectionDevice | null>(async (ids) => {
-    // v1 has no single-device read: walk the list in id order until every asked id is seen or
-    // the list passes the largest asked id. Ids that are not positive integers cannot exist.
-    const wanted = new Set(ids.filter((id) => /^[1-9]\d{0,15}$/.test(id)));
-    const found = new Map<string, WireProtectionDevice>();
-    const maxWanted = Math.max(0, ...[...wanted].map(Number));
-    for (let offset = 0; wanted.size > found.size; offset += DEVICE_SCAN_PAGE) {
-      const page = await devicePages.load({ limit: DEVICE_SCAN_PAGE, offset, order: 'id' });
-      for (const device of page.data) {
-        const id = String(device.id);
-        if (wanted.has(id)) found.set(id, device);
-      }
-      const last = page.data.at(-1);
-      if (!last || last.id >= maxWanted || offset + page.data.length >= page.total) break;
-    }
-    return ids.map((id) => found.get(id) ?? null);
-  });
+  // Devices seen in any list answer of this operation, and the list pages still on their way:
+  // a lookup by id waits for those pages before it scans, so a page and lookups of its devices
+  // asked in one operation cost the page alone.
+  const seen = new Map<string, WireProtectionDevice>();
+  const pendingPages = new Set<Promise<unknown>>();
 
-  const devicePages = new DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>(
+  const pageLoader = new DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>(
     (queries) =>
       settleEach(queries, async (query) => {
         const page = await client.listProtectionDevices(query);
-        // Devices seen in a list answer later lookups by id without another call.
-        for (const device of page.data) deviceById.prime(String(device.id), device);
+        for (const device of page.data) seen.set(String(device.id), device);
         return page;
       }),
     { cacheKeyFn: canonical },
   );
+  const devicePages = {
+    load(query: DeviceListQuery) {
+      const page = pageLoader.load(query);
+      const settled: Promise<unknown> = page.then(
+        () => pendingPages.delete(settled),
+        () => pendingPages.delete(settled),
+      );
+      pendingPages.add(settled);
+      return page;
+    },
+  };
+
+  const deviceById = new DataLoader<string, WireProtectionDevice | null>(async (ids) => {
+    // Let the sibling fields of this tick ask for their pages, then wait for every page.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (pendingPages.size > 0) await Promise.all(pendingPages);
+    // v1 has no single-device read: walk the list in id order until every asked id is seen or
+    // the list passes the largest asked id. Ids that are not positive integers cannot exist.
+    const wanted = new Set(ids.filter((id) => /^[1-9]\d{0,15}$/.test(id) && !seen.has(id)));
+    const maxWanted = Math.max(0, ...[...wanted].map(Number));
+    let missing = wanted.size;
+    for (let offset = 0; missing > 0; offset += DEVICE_SCAN_PAGE) {
+      const page = await devicePages.load({ limit: DEVICE_SCAN_PAGE, offset, order: 'id' });
+      missing = [...wanted].filter((id) => !seen.has(id)).length;
+      const last = page.data.at(-1);
+      if (!last || last.id >= maxWanted || offset + page.data.length >= page.total) break;
+    }
+    return ids.map((id) => seen.get(id) ?? null);
+  });
 
   return {
     frameworksByOrganization: new DataLoader<string, WireSecurityFramework[]>((organizationIds) =>

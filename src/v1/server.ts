@@ -14,6 +14,8 @@ import type { Database } from './storage/database.ts';
 import { replaceConfiguredKeys } from './storage/keys.ts';
 import { countOrganizations } from './storage/organizations.ts';
 import { seedDemo } from './seed/index.ts';
+import { startTrafficSimulator } from './simulator.ts';
+import type { TrafficSimulator } from './simulator.ts';
 
 export interface SeedSizes {
   devices?: number;
@@ -54,27 +56,12 @@ export interface V1Service {
   close(): Promise<void>;
 }
 
-interface Simulator {
-  stop(): void;
-}
-
-// The traffic simulator is loaded only when used. (Specifier built at run time while that module
-// is being written; a static import once it exists.)
-const SIMULATOR_MODULE = new URL('./simulator.ts', import.meta.url).href;
-
-async function startSimulator(db: Database, perSecond: number): Promise<Simulator> {
-  const { startTrafficSimulator } = (await import(SIMULATOR_MODULE)) as {
-    startTrafficSimulator: (db: Database, perSecond: number) => Simulator;
-  };
-  return startTrafficSimulator(db, perSecond);
-}
-
 /** Starts the reference v1 service; resolves once it listens. */
 export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1Service> {
   const log = options.logger ?? ((line: string) => console.error(line));
   const configuredKeys = parseApiKeys(options.apiKeys, 'apiKeys');
   const db = openDatabase(options.database ?? './data/v1.sqlite');
-  let simulator: Simulator | undefined;
+  let simulator: TrafficSimulator | undefined;
   let server: Server | undefined;
   try {
     let demoKeys: DemoKey[] = [];
@@ -95,7 +82,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
         resolve();
       });
     });
-    if (options.simulateTraffic) simulator = await startSimulator(db, options.simulateTraffic);
+    if (options.simulateTraffic) simulator = startTrafficSimulator(db, options.simulateTraffic);
 
     const listening = server;
     const address = listening.address() as AddressInfo;

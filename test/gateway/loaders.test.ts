@@ -15,15 +15,20 @@ import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '..
 import type { ProxiedCall } from '../helpers/counting-proxy.ts';
 import { v1Request } from '../helpers/v1.ts';
 
-const SEED = { devices: 30, traffic: 600, hotTraffic: 150 };
+// More devices than one page of the scan (500), so that lookups past it need a second page.
+const SEED = { devices: 520, traffic: 2600, hotTraffic: 150 };
+const SCAN_PAGE = 500;
 
 let stack: Stack;
 let deviceIds: number[];
 
 beforeAll(async () => {
   stack = await startStack({ v1: { seedSizes: SEED } });
-  const devices = await v1Request(stack.v1, 'GET', '/api/v1/atb?limit=500', { token: DEMO_ADMIN_KEY });
-  deviceIds = (devices.json.data as { id: number }[]).map((d) => d.id);
+  deviceIds = [];
+  for (const offset of [0, SCAN_PAGE]) {
+    const devices = await v1Request(stack.v1, 'GET', `/api/v1/atb?limit=${SCAN_PAGE}&offset=${offset}`, { token: DEMO_ADMIN_KEY });
+    deviceIds.push(...(devices.json.data as { id: number }[]).map((d) => d.id));
+  }
   expect(deviceIds).toHaveLength(SEED.devices);
 }, 60_000);
 
@@ -49,17 +54,33 @@ function describeCall(call: ProxiedCall) {
 const FIRST_SCAN = { method: 'GET', path: '/api/v1/atb', query: [['limit', '500'], ['offset', '0'], ['order', 'id']] };
 
 describe('loaders', () => {
-  it('25 lookups by id, spread over the whole list, cost one scan of the device list', async () => {
-    // 23 devices from first to last, one unknown id and one id repeated.
-    const spread = Array.from({ length: 23 }, (_, i) => String(deviceIds[Math.round((i * (deviceIds.length - 1)) / 22)]));
-    const ids = [...spread, '9999', spread[5]!];
+  /** The variables of DeviceLookups25 for 25 ids, and a check of its answer. */
+  async function lookUp(ids: string[]) {
+    expect(ids).toHaveLength(25);
     const variables = Object.fromEntries(ids.map((id, i) => [`id${String(i + 1).padStart(2, '0')}`, id])) as DeviceLookups25QueryVariables;
     const data = expectNoErrors(await stack.query(DeviceLookups25Document, variables));
     ids.forEach((id, i) => {
       const found = data[`d${String(i + 1).padStart(2, '0')}` as keyof typeof data];
-      expect(found?.id ?? null, `d${i + 1}`).toBe(id === '9999' ? null : id);
+      expect(found?.id ?? null, `d${i + 1}`).toBe(deviceIds.includes(Number(id)) && /^\d+$/.test(id) ? id : null);
     });
+  }
+
+  /** `count` ids spread evenly over `ids`, first and last included. */
+  const spread = (ids: number[], count: number) =>
+    Array.from({ length: count }, (_, i) => String(ids[Math.round((i * (ids.length - 1)) / (count - 1))]));
+
+  it('25 lookups by id, spread over the first page of the list, cost one scan call', async () => {
+    const some = spread(deviceIds.slice(0, SCAN_PAGE), 23);
+    await lookUp([...some, 'abc', some[5]!]);
     expect(stack.proxy.calls.map(describeCall)).toEqual([FIRST_SCAN]);
+  });
+
+  it('25 lookups spread over the whole list, an unknown id among them, cost one paged scan', async () => {
+    await lookUp([...spread(deviceIds, 24), '9999']);
+    expect(stack.proxy.calls.map(describeCall)).toEqual([
+      FIRST_SCAN,
+      { method: 'GET', path: '/api/v1/atb', query: [['limit', '500'], ['offset', '500'], ['order', 'id']] },
+    ]);
   });
 
   it('lookups of devices in a page asked in the same operation cost no extra call', async () => {

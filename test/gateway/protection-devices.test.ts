@@ -292,6 +292,22 @@ describe('protectionDevices: walks over the whole list', () => {
     checkPageShape(page, 'last page');
   });
 
+  it('after and before together give the window between them, exact page info', async () => {
+    const ids = all.map((d) => String(d.id));
+    const cursors = expectNoErrors(await stack.query(DeviceIdsDocument, { first: 30 })).protectionDevices.edges.map((e) => e.cursor);
+    const window = { after: cursors[4]!, before: cursors[20]! };
+    const head = expectNoErrors(await stack.query(DeviceIdsDocument, { first: 5, ...window })).protectionDevices;
+    expect(head.nodes.map((n) => n.id)).toEqual(ids.slice(5, 10));
+    expect(head.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
+    expect(head.edges.map((e) => e.cursor)).toEqual(cursors.slice(5, 10));
+    const tail = expectNoErrors(await stack.query(DeviceIdsDocument, { last: 5, ...window })).protectionDevices;
+    expect(tail.nodes.map((n) => n.id)).toEqual(ids.slice(15, 20));
+    expect(tail.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
+    const whole = expectNoErrors(await stack.query(DeviceIdsDocument, { first: 100, ...window })).protectionDevices;
+    expect(whole.nodes.map((n) => n.id)).toEqual(ids.slice(5, 20));
+    checkPageShape(whole, 'window');
+  });
+
   it('first: 100 and first: 1 are accepted', async () => {
     const big = expectNoErrors(await stack.query(DeviceIdsDocument, { first: 100 })).protectionDevices;
     expect(big.nodes.map((n) => n.id)).toEqual(all.map((d) => String(d.id)));

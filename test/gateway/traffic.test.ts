@@ -370,6 +370,8 @@ describe('filters', () => {
     'NEAR',
     '*',
     'log4j',
+    '',
+    '  \t ',
   ];
   it('search terms give exactly what v1 gives, and what its contract says', async () => {
     const counts: Record<string, number> = {};
@@ -379,6 +381,9 @@ describe('filters', () => {
       expect(counts[search], search).toBeGreaterThan(0);
     }
     expect(counts['203.0.113 UFW']).toBeLessThan(counts['203.0.113']!);
+    // No term at all is no filter.
+    expect(counts['']).toBe(hot.length);
+    expect(counts['  \t ']).toBe(hot.length);
   });
 
   it('search and actions together, on the hot device and another', async () => {
