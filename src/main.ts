@@ -4,9 +4,7 @@
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
 import { parseV1Config } from './v1/config.ts';
-import { DEMO_API_KEYS } from './v1/seed/generate/organizations.ts';
 import { startV1Service, type V1Service, type V1ServiceOptions } from './v1/server.ts';
-import { findKeyByHash, hashApiKey } from './v1/storage/keys.ts';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -34,19 +32,6 @@ function readSettings(): { config: GatewayConfig; v1Options: V1ServiceOptions | 
   }
 }
 
-/**
- * The admin key to show. Seeding reports the keys it created only on the start that seeded; on a
- * restart over the same database the demo keys (fixed strings) are still stored, so the admin
- * one is shown when it still authenticates there.
- */
-function demoAdminKey(service: V1Service): string | undefined {
-  const seeded = service.demoKeys.find((key) => key.organizationId === null)?.key;
-  if (seeded) return seeded;
-  const known = DEMO_API_KEYS.find((key) => key.organizationId === null)?.key;
-  if (known === undefined) return undefined;
-  return findKeyByHash(service.db, hashApiKey(known))?.organizationId === null ? known : undefined;
-}
-
 async function main(): Promise<void> {
   const { config, v1Options } = readSettings();
 
@@ -64,7 +49,7 @@ async function main(): Promise<void> {
       }
       fail(`embedded v1 service failed to start: ${firstLine(error)}`);
     }
-    demoKey = demoAdminKey(embedded);
+    demoKey = embedded.demoKeys.find((key) => key.organizationId === null)?.key;
   }
   const upstreamUrl = (config.upstreamUrl ?? embedded!.url).replace(/\/api\/v1\/?$/, '').replace(/\/+$/, '');
 

@@ -12,7 +12,6 @@ import { v1Routes } from './routes/index.ts';
 import { openDatabase } from './storage/database.ts';
 import type { Database } from './storage/database.ts';
 import { replaceConfiguredKeys } from './storage/keys.ts';
-import { countOrganizations } from './storage/organizations.ts';
 import { seedDemo } from './seed/index.ts';
 import { startTrafficSimulator } from './simulator.ts';
 import type { TrafficSimulator } from './simulator.ts';
@@ -65,7 +64,9 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
   let server: Server | undefined;
   try {
     let demoKeys: DemoKey[] = [];
-    if ((options.seed ?? 'demo') === 'demo' && countOrganizations(db) === 0) {
+    if ((options.seed ?? 'demo') === 'demo') {
+      // Fills an empty database; on an already-seeded one it writes nothing and reports the demo
+      // keys still stored there, so a restart prints them too.
       demoKeys = seedDemo(db, options.seedSizes ?? {});
     }
     replaceConfiguredKeys(db, configuredKeys);
