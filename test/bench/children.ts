@@ -99,9 +99,14 @@ export class BenchChild {
 }
 
 /** Starts `entry` (a TypeScript file beside this one) as a child with tsx's loader. */
-export function startChild(name: string, entry: string, env: Record<string, string>, options: { quiet?: boolean } = {}): BenchChild {
+export function startChild(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  options: { quiet?: boolean; nodeOptions?: string[] } = {},
+): BenchChild {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], {
-    execArgv: ['--import', TSX_LOADER],
+    execArgv: ['--import', TSX_LOADER, ...(options.nodeOptions ?? [])],
     env: { ...process.env, ...env },
     // stdout 'ignore' for the gateway: its JSON request logs are produced (a real cost) but not shown.
     stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],

@@ -85,6 +85,12 @@ export class MemorySampler {
     return Math.max(...this.samples.filter((s) => phase(s.phase)).map((s) => s.rssMB));
   }
 
+  /** Mean RSS over the samples of phases matching `phase`. */
+  mean(phase: (name: string) => boolean = () => true): number {
+    const chosen = this.samples.filter((s) => phase(s.phase));
+    return chosen.reduce((sum, s) => sum + s.rssMB, 0) / chosen.length;
+  }
+
   stop(): void {
     clearInterval(this.#timer);
   }

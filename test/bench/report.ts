@@ -75,7 +75,8 @@ export function textReport(results: BenchResults): string {
   );
   if (m.soak.rounds.length) {
     out.push(
-      `Sustained load (all shapes mixed, ${m.soak.rounds.length} rounds): peak per round ${m.soak.rounds.map((r) => f(r.peakMB)).join(', ')} MB, ` +
+      `Sustained load (all shapes mixed, ${m.soak.rounds.length} rounds): mean RSS per round ${m.soak.rounds.map((r) => f(r.meanMB)).join(', ')} MB, ` +
+        `peak ${m.soak.rounds.map((r) => f(r.peakMB)).join(', ')} MB, ` +
         `${m.soak.rounds.map((r) => f(r.rps, 0)).join(', ')} rps`,
     );
   }
@@ -86,8 +87,8 @@ export function textReport(results: BenchResults): string {
     out.push(
       '',
       `Reference service, device ${ref.deviceId} with ${ref.entries.toLocaleString('en')} entries:`,
-      `  search "${ref.search.terms}" page of 10: p50 ${f(ref.search.p50Ms, 2)} ms, p99 ${f(ref.search.p99Ms, 2)} ms ` +
-        `(${ref.search.samples} requests one at a time; ${ref.search.matches.toLocaleString('en')} matches)`,
+      `  two-term search, page of 10: p50 ${f(ref.search.p50Ms, 2)} ms, p99 ${f(ref.search.p99Ms, 2)} ms ` +
+        `(${ref.search.samples} requests one at a time over ${ref.search.terms}; median ${ref.search.medianMatches.toLocaleString('en')} matches)`,
       `  CSV export: ${ref.export.rows.toLocaleString('en')} rows, ${f(ref.export.megabytes)} MB in ${f(ref.export.seconds, 2)} s = ` +
         `${f(ref.export.rowsPerSecond, 0)} rows/s; service RSS ${f(ref.export.rssBeforeMB)} -> peak ${f(ref.export.rssPeakMB)} MB ` +
         `(growth ${f(ref.export.peakGrowthMB)} MB)`,

@@ -61,6 +61,8 @@ export interface SoakRound {
   round: number;
   rps: number;
   peakMB: number;
+  /** Mean of the RSS samples of the round: what the flatness is judged on (peaks follow GC timing). */
+  meanMB: number;
   endMB: number;
   non2xx: number;
   errors: number;

@@ -6,6 +6,7 @@
 // that the gateway's memory stays flat, and the reference service's own search and export figures
 // are taken on the hot device. Knobs: BENCH_* (see settings.ts and the report of this task).
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Pool, request } from 'undici';
 import { guardChildren, startChild, stopAllChildren, type BenchChild } from './children.ts';
@@ -124,7 +125,7 @@ async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<S
       NODE_ENV: 'production',
     },
     // Its JSON request logs are written (a real cost of the gateway) to /dev/null.
-    { quiet: true },
+    { quiet: true, nodeOptions: settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : [] },
   );
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
@@ -323,8 +324,18 @@ async function soak(stack: Stack, shapes: Shape[], settings: BenchSettings, samp
     );
     const endMB = memory(stack.gateway.pid).rssMB;
     sampler.sample();
-    rounds.push({ round, rps: load.rps, peakMB: sampler.peak((name) => name === phase), endMB, non2xx: load.non2xx, errors: load.errors + load.bodyErrors });
-    log(`  round ${round}: ${load.rps.toFixed(0)} rps, gateway RSS peak ${rounds.at(-1)!.peakMB.toFixed(1)} MB, end ${endMB.toFixed(1)} MB`);
+    const inRound = (name: string) => name === phase;
+    rounds.push({
+      round,
+      rps: load.rps,
+      peakMB: sampler.peak(inRound),
+      meanMB: sampler.mean(inRound),
+      endMB,
+      non2xx: load.non2xx,
+      errors: load.errors + load.bodyErrors,
+    });
+    const r = rounds.at(-1)!;
+    log(`  round ${round}: ${r.rps.toFixed(0)} rps, gateway RSS mean ${r.meanMB.toFixed(1)} MB, peak ${r.peakMB.toFixed(1)} MB, end ${endMB.toFixed(1)} MB`);
   }
   return rounds;
 }
@@ -373,7 +384,7 @@ async function main(): Promise<void> {
           v1Pid: stack.v1.pid,
           key: settings.key,
           deviceId: HOT_DEVICE,
-          search: settings.search,
+          searches: settings.searches,
           durationS: settings.durationS,
         });
       } catch (error) {
@@ -388,7 +399,7 @@ async function main(): Promise<void> {
       gatewayStartMB,
       gatewayEndMB,
       gatewayPeakMB: sampler.peak(),
-      soak: { rounds, ...isFlat(rounds.map((r) => r.peakMB)) },
+      soak: { rounds, ...isFlat(rounds.map((r) => r.meanMB)) },
       samples: sampler.samples,
     };
     const { key: _key, ...publicSettings } = settings;

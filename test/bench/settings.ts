@@ -18,14 +18,19 @@ export interface BenchSettings {
   dir: string;
   /** The gateway's LOG_LEVEL during the run (its own default: info, one line per request). */
   gatewayLogLevel: string;
-  /** The two-term search of the reference figures. */
-  search: string;
+  /** Write a CPU profile of the gateway (`--cpu-prof`) into <dir>/profiles. */
+  gatewayProfile: boolean;
+  /** The two-term searches of the reference figures. */
+  searches: string[];
   /** Measure the reference service's search and export on the hot device. */
   reference: boolean;
   key: string;
 }
 
 type Env = Record<string, string | undefined>;
+
+/** An attack source's address fragment and a word of the log lines, as an analyst would search. */
+const DEFAULT_SEARCHES = '203.0.113 sqlmap,block 198.51.100,192.0.2 wp-login,POST 203.0.113,ModSecurity 198.51.100,UFW 192.0.2';
 
 class SettingError extends Error {
   override name = 'SettingError';
@@ -71,7 +76,8 @@ export function readSettings(env: Env = process.env): BenchSettings {
     },
     dir: resolve(read(env, 'BENCH_DIR') ?? '.bench'),
     gatewayLogLevel: read(env, 'BENCH_GATEWAY_LOG_LEVEL') ?? 'info',
-    search: read(env, 'BENCH_SEARCH') ?? '203.0.113 sqlmap',
+    gatewayProfile: read(env, 'BENCH_GATEWAY_PROFILE') === '1',
+    searches: (read(env, 'BENCH_SEARCHES') ?? DEFAULT_SEARCHES).split(',').map((search) => search.trim()).filter(Boolean),
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
   };

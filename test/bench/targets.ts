@@ -70,16 +70,16 @@ export function evaluateTargets(shapes: ShapeResult[], memory: BenchResults['mem
     met: rounds.length >= 2 && memory.soak.flat,
     detail:
       rounds.length >= 2
-        ? `peak RSS per round: ${rounds.map((r) => fixed(r.peakMB, 1)).join(', ')} MB; last vs first ${memory.soak.growthMB >= 0 ? '+' : ''}${fixed(memory.soak.growthMB, 1)} MB`
+        ? `mean RSS per round: ${rounds.map((r) => fixed(r.meanMB, 1)).join(', ')} MB; last vs first ${memory.soak.growthMB >= 0 ? '+' : ''}${fixed(memory.soak.growthMB, 1)} MB`
         : 'not measured (BENCH_SOAK_ROUNDS < 2)',
   });
   return checks;
 }
 
-/** Flat: the last round's peak is within 10 MB or 5 % (whichever is larger) of the first round's. */
-export function isFlat(peaks: number[]): { growthMB: number; flat: boolean } {
-  if (peaks.length < 2) return { growthMB: 0, flat: false };
-  const first = peaks[0]!;
-  const growthMB = peaks.at(-1)! - first;
+/** Flat: the last round's mean RSS is within 10 MB or 5 % (whichever is larger) of the first round's. */
+export function isFlat(means: number[]): { growthMB: number; flat: boolean } {
+  if (means.length < 2) return { growthMB: 0, flat: false };
+  const first = means[0]!;
+  const growthMB = means.at(-1)! - first;
   return { growthMB, flat: growthMB <= Math.max(10, first * 0.05) };
 }

@@ -56,6 +56,14 @@ export function craftedEntries(deviceId: number): NewTrafficEntry[] {
       log_message: 'percent % and under_score and back\\slash',
       extra: { action: 'log', pattern: '100%_done' },
     },
+    {
+      ...base,
+      date_time: '2026-03-15T09:30:02Z',
+      type: 'controls',
+      src_ip: '10.9.8.6',
+      log_message: 'tab\there \u0001ctl \u007fdel \u2028sep \\ backslash 😀 emoji \u0000 nul',
+      extra: { action: 'allow', 'ctl\u0002key': 'v\u0003\t😀' },
+    },
   ];
 }
 

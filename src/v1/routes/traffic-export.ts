@@ -2,42 +2,22 @@
 import type { ServerResponse } from 'node:http';
 import { sendDownload } from '../http/download.ts';
 import type { Database } from '../storage/database.ts';
-import { iterateTraffic } from '../storage/traffic.ts';
-import type { TrafficFilter, TrafficOrder, TrafficRow } from '../storage/traffic.ts';
+import { exportLines } from '../storage/traffic-export.ts';
+import type { ExportFormat } from '../storage/traffic-export.ts';
+import type { TrafficFilter, TrafficOrder } from '../storage/traffic.ts';
 
-export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export type { ExportFormat } from '../storage/traffic-export.ts';
 
-export const CSV_HEADER = 'id,date_time,type,src_ip,dest_ip,dest_port,log_message,extra\r\n';
-
-// RFC 4180: a field holding a comma, a double quote or a line break is quoted, its quotes doubled.
-const NEEDS_QUOTES = /[",\r\n]/;
-
-function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-/** One CSV record (CRLF-terminated); `extra` is the JSON object as stored. */
-export function csvLine(row: TrafficRow): string {
-  const [id, dateTime, type, srcIp, destIp, destPort, logMessage, extra] = row;
-  return `${id},${csvField(dateTime)},${csvField(type)},${csvField(srcIp)},${csvField(destIp)},${csvField(destPort)},${csvField(logMessage)},${csvField(extra)}\r\n`;
-}
-
-/** One NDJSON line: the entry object as the JSON list serves it, `extra` spliced in as stored. */
-export function ndjsonLine(row: TrafficRow): string {
-  const [id, dateTime, type, srcIp, destIp, destPort, logMessage, extra] = row;
-  return `{"id":${id},"date_time":${JSON.stringify(dateTime)},"type":${JSON.stringify(type)},"src_ip":${JSON.stringify(srcIp)},"dest_ip":${JSON.stringify(destIp)},"dest_port":${JSON.stringify(destPort)},"log_message":${JSON.stringify(logMessage)},"extra":${extra}}\n`;
-}
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const satisfies readonly ExportFormat[];
 
 // Lines are joined into chunks of about this many characters before they are handed on: one
 // write (and one turn of the async pipeline) per chunk, not per line.
 const CHUNK_CHARS = 64 * 1024;
 
-function* chunks(rows: Iterable<TrafficRow>, format: ExportFormat): Generator<string, void, undefined> {
-  const line = format === 'csv' ? csvLine : ndjsonLine;
-  let chunk = format === 'csv' ? CSV_HEADER : '';
-  for (const row of rows) {
-    chunk += line(row);
+function* chunks(lines: Iterable<string>): Generator<string, void, undefined> {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';
@@ -64,6 +44,6 @@ export function sendTrafficExport(
       contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
       filename: `device-${filter.deviceId}-traffic.${format}`,
     },
-    chunks(iterateTraffic(db, filter, order), format),
+    chunks(exportLines(db, filter, order, format)),
   );
 }

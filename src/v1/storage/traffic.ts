@@ -29,18 +29,6 @@ export interface NewTrafficEntry extends Omit<TrafficLogEntry, 'id'> {
   device_id: number;
 }
 
-/** An entry as the export reads it: the wire fields in wire order, `extra` as JSON text. */
-export type TrafficRow = [
-  id: number,
-  date_time: string,
-  type: string,
-  src_ip: string,
-  dest_ip: string,
-  dest_port: string,
-  log_message: string,
-  extra: string,
-];
-
 const INSERT_SQL = `INSERT INTO traffic
   (device_id, date_time, action, type, src_ip, dest_ip, dest_port, log_message, extra, search_text)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -194,21 +182,27 @@ export function listTraffic(
 }
 
 /**
- * Every entry that matches, in order, read lazily. On a database file the rows come from a
- * read-only connection of their own, opened here and closed when the iteration ends (finished,
- * or `return()`ed by a consumer that stops early): under WAL it reads one consistent snapshot
- * while the service goes on writing. An in-memory database has only its one connection; while an
- * export on it is open, writes on that connection fail.
+ * For every entry that matches, in order, the value of `expression` (SQL over the entry's columns,
+ * table alias `t`), read lazily. On a database file the rows come from a read-only connection of
+ * their own, opened here and closed when the iteration ends (finished, or `return()`ed by a
+ * consumer that stops early): under WAL it reads one consistent snapshot while the service goes
+ * on writing. An in-memory database has only its one connection; while an iteration on it is
+ * open, writes on that connection fail.
  */
-export function* iterateTraffic(db: Database, filter: TrafficFilter, order: TrafficOrder): Generator<TrafficRow, void, undefined> {
+export function* iterateTraffic<T>(
+  db: Database,
+  filter: TrafficFilter,
+  order: TrafficOrder,
+  expression: string,
+): Generator<T, void, undefined> {
   const reader = db.memory ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true });
   try {
     // A small page cache: the export reads each page once, in order.
     if (reader !== db) reader.pragma('cache_size = -4096');
     const p = plan(reader, filter, order);
     // Not the statement cache: two exports at once must not share one iterating statement.
-    const rows = reader.prepare<[Record<string, unknown>], TrafficRow>(`SELECT ${COLUMNS} ${p.body} ORDER BY ${p.orderBy}`).raw(true);
-    yield* rows.iterate(p.params);
+    const values = reader.prepare<[Record<string, unknown>], T>(`SELECT ${expression} ${p.body} ORDER BY ${p.orderBy}`).pluck();
+    yield* values.iterate(p.params);
   } finally {
     if (reader !== db) reader.close();
   }
