@@ -103,13 +103,13 @@ export function startChild(
   name: string,
   entry: string,
   env: Record<string, string>,
-  options: { quiet?: boolean; nodeOptions?: string[] } = {},
+  /** `output`: where the child's stdout goes: the terminal (default), nowhere, or a file descriptor. */
+  options: { output?: 'inherit' | 'ignore' | number; nodeOptions?: string[] } = {},
 ): BenchChild {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], {
     execArgv: ['--import', TSX_LOADER, ...(options.nodeOptions ?? [])],
     env: { ...process.env, ...env },
-    // stdout 'ignore' for the gateway: its JSON request logs are produced (a real cost) but not shown.
-    stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', options.output ?? 'inherit', 'inherit', 'ipc'],
   });
   const handle = new BenchChild(name, child);
   children.add(handle);

@@ -1,6 +1,7 @@
 // The reference service's own figures on the hot device (a million entries on one device): a
 // two-term search page of 10, and the CSV export streamed and counted, with the service's memory
 // growth while it streams. Measured against the running service child, straight over HTTP.
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { percentile } from './load.ts';
 import { memory, MemorySampler, resetPeak } from './proc.ts';
@@ -107,4 +108,37 @@ export async function measureReferenceFigures(options: {
       peakGrowthMB: rssPeakMB - before,
     },
   };
+}
+
+/** The figures test/bench/v1-traffic.ts saved last (its own seeding and a wider search mix), if any. */
+export interface SavedV1TrafficFigures {
+  when: string;
+  deviceTotal: number;
+  searchP50Ms: number;
+  searchP99Ms: number;
+  searches: number;
+  csvRowsPerSecond: number;
+  csvGrowthMB: number;
+}
+
+export function readSavedV1TrafficFigures(path: string): SavedV1TrafficFigures | null {
+  try {
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+      when: string;
+      deviceTotal: number;
+      search: { p50: number; p99: number; runs: unknown[] };
+      exports: { csv: { rowsPerSecond: number; rssGrowthMB: number } };
+    };
+    return {
+      when: saved.when,
+      deviceTotal: saved.deviceTotal,
+      searchP50Ms: saved.search.p50,
+      searchP99Ms: saved.search.p99,
+      searches: saved.search.runs.length,
+      csvRowsPerSecond: saved.exports.csv.rowsPerSecond,
+      csvGrowthMB: saved.exports.csv.rssGrowthMB,
+    };
+  } catch {
+    return null; // absent, or of another format
+  }
 }

@@ -38,6 +38,13 @@ export function textReport(results: BenchResults): string {
     }
   }
   out.push(table(rows, (c) => c >= 2));
+  const closedLoop = results.shapes.filter((shape) => shape.targets.direct.load.runner === 'closed-loop').map((shape) => shape.id);
+  if (closedLoop.length) {
+    out.push(
+      `(direct v1 of shape ${closedLoop.join(', ')}: several v1 calls per request, made by a closed loop of the same concurrency ` +
+        `in this process, in the gateway's order: the list page, then the per-device pages in parallel)`,
+    );
+  }
 
   out.push('', 'Ratios (gateway / pass-through, gateway / direct v1):');
   const ratioRows = [['shape', 'rps gw/pt', 'rps gw/v1', 'p50 gw/pt', 'p50 gw/v1', 'p99 gw/pt', 'p99 gw/v1', 'same data', 'same calls', 'gw RSS MB']];
@@ -92,6 +99,15 @@ export function textReport(results: BenchResults): string {
       `  CSV export: ${ref.export.rows.toLocaleString('en')} rows, ${f(ref.export.megabytes)} MB in ${f(ref.export.seconds, 2)} s = ` +
         `${f(ref.export.rowsPerSecond, 0)} rows/s; service RSS ${f(ref.export.rssBeforeMB)} -> peak ${f(ref.export.rssPeakMB)} MB ` +
         `(growth ${f(ref.export.peakGrowthMB)} MB)`,
+    );
+  }
+
+  const saved = results.savedV1Traffic;
+  if (saved) {
+    if (!ref || 'error' in ref) out.push('', 'Reference service:');
+    out.push(
+      `  saved by test/bench/v1-traffic.ts (${saved.when}, ${saved.deviceTotal.toLocaleString('en')} entries, ${saved.searches} distinct searches): ` +
+        `search p50 ${f(saved.searchP50Ms, 2)} ms, p99 ${f(saved.searchP99Ms, 2)} ms; CSV ${f(saved.csvRowsPerSecond, 0)} rows/s, RSS growth ${f(saved.csvGrowthMB)} MB`,
     );
   }
 
@@ -164,19 +180,29 @@ function memoryChart(results: BenchResults): string {
   const x = (t: number) => left + ((right - left) * t) / tMax;
   const y = (mb: number) => bottom - ((bottom - top) * mb) / yMax;
   const points = samples.map((s) => `${x(s.t).toFixed(1)},${y(s.rssMB).toFixed(1)}`).join(' ');
-  // Phase boundaries, labelled once each.
+  // Shaded: the gateway under load (its warm-ups, measurements and the sustained rounds). Labelled:
+  // where each shape (first word of the phase) and the sustained rounds begin.
+  const shades: string[] = [];
   const marks: string[] = [];
   samples.forEach((s, i) => {
-    if (i > 0 && s.phase !== samples[i - 1]!.phase) {
+    const next = samples[i + 1];
+    if (next && (s.phase.includes(TARGET_LABELS.gateway) || s.phase.startsWith('soak'))) {
+      shades.push(`<rect x="${x(s.t)}" y="${top}" width="${Math.max(0.5, x(next.t) - x(s.t))}" height="${bottom - top}" fill="#fff0e6"/>`);
+    }
+    const group = s.phase.split(' ')[0]!;
+    if (i > 0 && group !== samples[i - 1]!.phase.split(' ')[0]) {
+      const label = /^\d+$/.test(group) ? `shape ${group}` : group === 'soak' ? 'sustained' : group;
       marks.push(
-        `<line x1="${x(s.t)}" y1="${top}" x2="${x(s.t)}" y2="${bottom}" stroke="#eee"/>` +
-          `<text x="${x(s.t) + 2}" y="${bottom + 12 + (marks.length % 2) * 11}" font-size="9" fill="#666">${escape(s.phase)}</text>`,
+        `<line x1="${x(s.t)}" y1="${top}" x2="${x(s.t)}" y2="${bottom}" stroke="#bbb"/>` +
+          `<text x="${x(s.t) + 3}" y="${bottom + 13}" font-size="10" fill="#444">${escape(label)}</text>`,
       );
     }
   });
   return (
-    `<h2>Gateway RSS during the run</h2>` +
+    `<h2>Gateway RSS during the run</h2><p>Shaded: the gateway under load (warm-ups, measurements, sustained rounds); ` +
+    `unshaded spans are the pass-through and direct measurements, when the gateway idles.</p>` +
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="gateway RSS over time">` +
+    shades.join('') +
     marks.join('') +
     `<line x1="${left}" y1="${y(MEMORY_LIMIT_MB)}" x2="${right}" y2="${y(MEMORY_LIMIT_MB)}" stroke="#c92a2a" stroke-dasharray="5 4"/>` +
     `<text x="${right - 4}" y="${y(MEMORY_LIMIT_MB) - 4}" text-anchor="end" font-size="10" fill="#c92a2a">${MEMORY_LIMIT_MB} MB limit</text>` +

@@ -5,7 +5,7 @@
 // receives; /proc gives the children's CPU time and memory. Then a sustained mixed load checks
 // that the gateway's memory stays flat, and the reference service's own search and export figures
 // are taken on the hot device. Knobs: BENCH_* (see settings.ts and the report of this task).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { Pool, request } from 'undici';
@@ -14,7 +14,7 @@ import { BenchDatabase } from './database.ts';
 import { autocannonLoad, closedLoopLoad, type HttpTarget, type LoadLength, type LoadResult } from './load.ts';
 import type { V1Framework } from './mapping.ts';
 import { cpuSeconds, memory, MemorySampler } from './proc.ts';
-import { measureReferenceFigures } from './reference-figures.ts';
+import { measureReferenceFigures, readSavedV1TrafficFigures } from './reference-figures.ts';
 import { textReport, writeReports } from './report.ts';
 import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type SoakRound, type TargetFigures, type TargetName, type Verification } from './results.ts';
 import { isSettingError, readSettings, type BenchSettings } from './settings.ts';
@@ -124,8 +124,11 @@ async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<S
       // As deployed: no landing page, no introspection (it changes nothing per request otherwise).
       NODE_ENV: 'production',
     },
-    // Its JSON request logs are written (a real cost of the gateway) to /dev/null.
-    { quiet: true, nodeOptions: settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : [] },
+    {
+      // Its JSON request logs are written (a real cost of the gateway), to /dev/null unless asked for.
+      output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore',
+      nodeOptions: settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : [],
+    },
   );
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
@@ -242,13 +245,14 @@ async function measure(stack: Stack, shape: Shape, target: TargetName, settings:
   // for every answer: no request is cut off at the end, so calls per request are exact.
   let length: LoadLength = { durationS: settings.durationS };
   if (settings.warmupS > 0) {
-    sampler.mark(`${shape.id} warm-up`);
+    sampler.mark(`${shape.id} warm-up ${TARGET_LABELS[target]}`);
     const warm = await runLoad(stack, shape, target, settings.key, connections, { durationS: settings.warmupS });
     if (warm.rps > 0) length = { amount: Math.max(connections * 4, Math.round(warm.rps * settings.durationS)) };
     // Requests cut off at the warm-up's end may still reach v1: let them land before counting.
     await sleep(200);
   }
-  sampler.mark(target === 'gateway' ? `${shape.id} ${shape.name}` : `${shape.id} ${TARGET_LABELS[target]}`);
+  // Phase names: "<shape> <target>" (report.ts groups the memory chart by the first word).
+  sampler.mark(`${shape.id} ${TARGET_LABELS[target]}`);
   const own = target === 'gateway' ? stack.gateway : target === 'passthrough' ? stack.passthrough : undefined;
   const callsBefore = await v1Count(stack);
   const cpuBefore = own ? cpuSeconds(own.pid) : 0;
@@ -357,6 +361,10 @@ async function main(): Promise<void> {
   mkdirSync(settings.dir, { recursive: true });
   const startedAt = new Date().toISOString();
   const db = new BenchDatabase(settings.dir, settings.seed);
+  log(
+    `Gateway vs pass-through vs direct v1: shapes ${settings.shapes.join(', ')}; ${settings.warmupS} s warm-up and about ` +
+      `${settings.durationS} s per measurement; ${settings.soakRounds} sustained rounds; gateway LOG_LEVEL=${settings.gatewayLogLevel}`,
+  );
   const stack = await startStack(settings, db);
   try {
     const sampler = new MemorySampler(stack.gateway.pid);
@@ -412,11 +420,13 @@ async function main(): Promise<void> {
       shapes: results,
       memory: memoryFigures,
       reference,
+      savedV1Traffic: readSavedV1TrafficFigures(join(settings.dir, 'v1-traffic.json')),
       checks: evaluateTargets(results, memoryFigures),
     };
     log(`\n${textReport(report)}`);
     const files = writeReports(report, settings.dir);
     log(`\nWrote ${files.json} and ${files.html}`);
+    if (settings.gatewayProfile) log(`The gateway's CPU profile goes to ${join(settings.dir, 'profiles')} when it stops (open it in Chrome DevTools).`);
   } finally {
     await stack.directPool.close();
     await stopAllChildren();

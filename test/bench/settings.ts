@@ -18,6 +18,8 @@ export interface BenchSettings {
   dir: string;
   /** The gateway's LOG_LEVEL during the run (its own default: info, one line per request). */
   gatewayLogLevel: string;
+  /** Where the gateway's JSON logs go; undefined: nowhere (they are still produced, a real cost). */
+  gatewayLogFile: string | undefined;
   /** Write a CPU profile of the gateway (`--cpu-prof`) into <dir>/profiles. */
   gatewayProfile: boolean;
   /** The two-term searches of the reference figures. */
@@ -30,7 +32,7 @@ export interface BenchSettings {
 type Env = Record<string, string | undefined>;
 
 /** An attack source's address fragment and a word of the log lines, as an analyst would search. */
-const DEFAULT_SEARCHES = '203.0.113 sqlmap,block 198.51.100,192.0.2 wp-login,POST 203.0.113,ModSecurity 198.51.100,UFW 192.0.2';
+const DEFAULT_SEARCHES = '203.0.113 sqlmap,198.51.100 wp-login,203.0.113 nikto,192.0.2 sqlmap,198.51.100 passwd,POST 203.0.113';
 
 class SettingError extends Error {
   override name = 'SettingError';
@@ -76,6 +78,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     },
     dir: resolve(read(env, 'BENCH_DIR') ?? '.bench'),
     gatewayLogLevel: read(env, 'BENCH_GATEWAY_LOG_LEVEL') ?? 'info',
+    gatewayLogFile: read(env, 'BENCH_GATEWAY_LOG_FILE'),
     gatewayProfile: read(env, 'BENCH_GATEWAY_PROFILE') === '1',
     searches: (read(env, 'BENCH_SEARCHES') ?? DEFAULT_SEARCHES).split(',').map((search) => search.trim()).filter(Boolean),
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',

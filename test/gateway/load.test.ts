@@ -47,7 +47,7 @@ const OPERATIONS = 3_000;
 const WARM_UP = 300;
 const CONCURRENCY = 50;
 /** The run stops sending after this, whatever is left of OPERATIONS. */
-const TIME_CAP_MS = 40_000;
+const TIME_CAP_MS = 30_000;
 /** Share of the operations sent to the gateway whose upstream refuses connections. */
 const REFUSED_SHARE = 0.05;
 /** Each fault kind must produce its exact error at least this often. */
@@ -67,7 +67,7 @@ const SETTINGS = {
   UPSTREAM_CIRCUIT_COOLDOWN_MS: '250',
   UPSTREAM_MAX_BODY_BYTES: '65536',
 };
-const REFUSED_SETTINGS = { ...SETTINGS, UPSTREAM_CIRCUIT_FAILURES: '20' };
+const REFUSED_SETTINGS = { ...SETTINGS, UPSTREAM_CIRCUIT_FAILURES: '40' };
 const MIX = { slowMs: 1_500, retryAfterSeconds: 2, hugeBytes: 256 * 1024 };
 
 const MESSAGE = {
