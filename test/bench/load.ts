@@ -5,6 +5,21 @@
 import autocannon from 'autocannon';
 import type { IncomingHttpHeaders } from 'node:http';
 
+/** One stretch of load, with every latency kept so that stretches can be put together. */
+export interface LoadSample {
+  runner: 'autocannon' | 'closed-loop';
+  connections: number;
+  elapsedS: number;
+  responses: number;
+  sent: number;
+  non2xx: number;
+  errors: number;
+  bodyErrors: number;
+  /** Milliseconds of each 2xx response. */
+  latencies: number[];
+}
+
+/** One or more stretches of load on one target, summarised. */
 export interface LoadResult {
   runner: 'autocannon' | 'closed-loop';
   connections: number;
@@ -21,6 +36,8 @@ export interface LoadResult {
   bodyErrors: number;
   rps: number;
   latencyMs: { p50: number; p99: number; mean: number; max: number };
+  /** Responses per second of each stretch (their spread shows how noisy the machine was). */
+  stretchRps: number[];
 }
 
 export interface HttpTarget {
@@ -39,16 +56,36 @@ export function percentile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-function latencySummary(latencies: number[]): LoadResult['latencyMs'] {
-  const sorted = Float64Array.from(latencies).sort();
-  const sum = latencies.reduce((a, b) => a + b, 0);
-  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sum / (latencies.length || 1), max: sorted.at(-1) ?? NaN };
+/** Stretches of load on one target as one: counts added, rates over the summed time, percentiles over every latency. */
+export function summarize(samples: LoadSample[]): LoadResult {
+  const sum = (pick: (sample: LoadSample) => number) => samples.reduce((total, sample) => total + pick(sample), 0);
+  const sorted = Float64Array.from(samples.flatMap((sample) => sample.latencies)).sort();
+  const elapsedS = sum((x) => x.elapsedS);
+  const responses = sum((x) => x.responses);
+  return {
+    runner: samples[0]?.runner ?? 'autocannon',
+    connections: samples[0]?.connections ?? 0,
+    elapsedS,
+    responses,
+    sent: sum((x) => x.sent),
+    non2xx: sum((x) => x.non2xx),
+    errors: sum((x) => x.errors),
+    bodyErrors: sum((x) => x.bodyErrors),
+    rps: responses / elapsedS,
+    latencyMs: {
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1),
+      max: sorted.at(-1) ?? NaN,
+    },
+    stretchRps: samples.map((x) => x.responses / x.elapsedS),
+  };
 }
 
 /** How long a load lasts: a time, or a number of responses (every request sent is answered). */
 export type LoadLength = { durationS: number } | { amount: number };
 
-export function autocannonLoad(target: HttpTarget, connections: number, length: LoadLength): Promise<LoadResult> {
+export function autocannonLoad(target: HttpTarget, connections: number, length: LoadLength): Promise<LoadSample> {
   const latencies: number[] = [];
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -76,8 +113,7 @@ export function autocannonLoad(target: HttpTarget, connections: number, length: 
           non2xx: result.non2xx,
           errors: result.errors,
           bodyErrors: result.mismatches,
-          rps: result.requests.total / elapsedS,
-          latencyMs: latencySummary(latencies),
+          latencies,
         });
       },
     );
@@ -91,7 +127,7 @@ export function autocannonLoad(target: HttpTarget, connections: number, length: 
  * `connections` loops, each running `request` again as soon as it settles, for the length. A
  * rejection with a numeric `status` counts as a non-2xx answer, any other as a network error.
  */
-export async function closedLoopLoad(request: () => Promise<void>, connections: number, length: LoadLength): Promise<LoadResult> {
+export async function closedLoopLoad(request: () => Promise<void>, connections: number, length: LoadLength): Promise<LoadSample> {
   const latencies: number[] = [];
   let sent = 0;
   let errors = 0;
@@ -126,7 +162,6 @@ export async function closedLoopLoad(request: () => Promise<void>, connections: 
     non2xx,
     errors,
     bodyErrors: 0,
-    rps: latencies.length / elapsedS,
-    latencyMs: latencySummary(latencies),
+    latencies,
   };
 }

@@ -20,6 +20,10 @@ function table(rows: string[][], rightAligned: (column: number) => boolean): str
 
 export function textReport(results: BenchResults): string {
   const out: string[] = [];
+  const { cpus, loadAtStart, loadAtEnd } = results.machine;
+  out.push(`${cpus} CPUs; load average ${f(loadAtStart, 2)} at the start, ${f(loadAtEnd, 2)} at the end (the run itself loads them)`);
+  if (loadAtStart > cpus / 2) out.push('The machine was busy before the run started: absolute figures are noisy, ratios less so.');
+  out.push('');
   const rows = [['shape', 'target', 'conc', 'rps', 'p50 ms', 'p99 ms', 'cpu ms/req', 'v1 calls/req', 'non-2xx/err']];
   for (const shape of results.shapes) {
     for (const target of TARGETS) {
@@ -243,7 +247,7 @@ tr:nth-child(3n+1) td { border-top: 1px solid #ddd; }
 pre { background: #f4f4f4; padding: 12px; overflow-x: auto; font-size: 12px; }
 </style></head><body>
 <h1>Gateway benchmark</h1>
-<p>${escape(results.startedAt)} on ${results.machine.cpus} CPUs, Node ${escape(results.machine.node)}; ${results.settings.durationS} s per measurement after ${results.settings.warmupS} s warm-up.
+<p>${escape(results.startedAt)} on ${results.machine.cpus} CPUs, Node ${escape(results.machine.node)}; ${results.settings.durationS} s per measurement (in ${results.settings.rounds} stretches taken in turns across the targets) after ${results.settings.warmupS} s warm-up; gateway LOG_LEVEL=${escape(results.settings.gatewayLogLevel)}.
 Database: ${results.settings.seed.devices} devices, ${results.settings.seed.traffic} spread traffic entries, ${results.settings.seed.hotTraffic} on device 1.</p>
 <p class="legend">${TARGETS.map((t) => `<span style="background:${COLORS[t]}"></span>${TARGET_LABELS[t]}`).join('')}</p>
 <h2>Targets</h2><ul>${checks}</ul>

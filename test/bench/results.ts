@@ -64,6 +64,8 @@ export interface SoakRound {
   /** Mean of the RSS samples of the round: what the flatness is judged on (peaks follow GC timing). */
   meanMB: number;
   endMB: number;
+  /** About the mean of the shapes' calls (requests cut off at the round's end count too). */
+  upstreamCallsPerRequest: number;
   non2xx: number;
   errors: number;
 }
@@ -77,10 +79,13 @@ export interface TargetCheck {
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
-  machine: { cpus: number; node: string; platform: string };
+  /** Load averages (1 min) when the run started and ended: other work on the machine makes figures noisy. */
+  machine: { cpus: number; node: string; platform: string; loadAtStart: number; loadAtEnd: number };
   settings: Omit<BenchSettings, 'key'>;
   database: { path: string; reused: boolean; startSeconds: number };
   shapes: ShapeResult[];
+  /** Shapes a target could not answer once: not measured. */
+  skipped: { id: number; name: string; reason: string }[];
   memory: {
     gatewayStartMB: number;
     gatewayEndMB: number;

@@ -1,12 +1,27 @@
 // The benchmark's knobs, read from BENCH_* environment variables in one place. A bad value stops
 // the run with one line naming the variable, before any process starts.
+//
+//   BENCH_DURATION=5       seconds measured per shape and target (BENCH_DURATION=2: a quick run)
+//   BENCH_WARMUP=1         seconds of warm-up before each target's measurement
+//   BENCH_ROUNDS=2         stretches per measurement, taken in turns across the targets
+//   BENCH_CONNECTIONS      concurrency for every shape (default: each shape's own, 32 or 16)
+//   BENCH_SHAPES=1,2,3,4,5 which shapes
+//   BENCH_SOAK_ROUNDS=4    rounds of sustained mixed load on the gateway (memory flatness)
+//   BENCH_DEVICES=1000, BENCH_TRAFFIC=100000, BENCH_HOT_TRAFFIC=1000000   the database's sizes
+//   BENCH_DIR=.bench       database, results.json, results.html
+//   BENCH_GATEWAY_LOG_LEVEL=info, BENCH_GATEWAY_LOG_FILE, BENCH_GATEWAY_PROFILE=1
+//   BENCH_REFERENCE=0      skip the reference service's search and export figures
+//   BENCH_SEARCHES         comma-separated two-term searches for those figures
+//   BENCH_KEY=demo-admin-key
 import { resolve } from 'node:path';
 
 export interface BenchSettings {
-  /** Seconds of measurement per shape and target. */
+  /** Seconds of measurement per shape and target (all its stretches together). */
   durationS: number;
   /** Seconds of unmeasured load before each measurement. */
   warmupS: number;
+  /** Stretches each measurement is cut into, taken in turns across the targets (A B C C B A …). */
+  rounds: number;
   /** Concurrency for every shape; undefined keeps each shape's own. */
   connections: number | undefined;
   /** Shape numbers to run (1–5). */
@@ -68,6 +83,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
   return {
     durationS: number(env, 'BENCH_DURATION', 5, 1, 600),
     warmupS: number(env, 'BENCH_WARMUP', 1, 0, 60),
+    rounds: number(env, 'BENCH_ROUNDS', 2, 1, 20, true),
     connections,
     shapes: shapeList(env, 'BENCH_SHAPES'),
     soakRounds: number(env, 'BENCH_SOAK_ROUNDS', 4, 0, 100, true),

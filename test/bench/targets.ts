@@ -70,16 +70,20 @@ export function evaluateTargets(shapes: ShapeResult[], memory: BenchResults['mem
     met: rounds.length >= 2 && memory.soak.flat,
     detail:
       rounds.length >= 2
-        ? `mean RSS per round: ${rounds.map((r) => fixed(r.meanMB, 1)).join(', ')} MB; last vs first ${memory.soak.growthMB >= 0 ? '+' : ''}${fixed(memory.soak.growthMB, 1)} MB`
+        ? `mean RSS per round: ${rounds.map((r) => fixed(r.meanMB, 1)).join(', ')} MB; last vs the highest before it ${memory.soak.growthMB >= 0 ? '+' : ''}${fixed(memory.soak.growthMB, 1)} MB`
         : 'not measured (BENCH_SOAK_ROUNDS < 2)',
   });
   return checks;
 }
 
-/** Flat: the last round's mean RSS is within 10 MB or 5 % (whichever is larger) of the first round's. */
+/**
+ * Flat ("stops growing"): the last round's mean RSS is at most 10 MB or 5 % (whichever is larger)
+ * above the highest mean of the rounds before it. A first round may still be growing the heap to
+ * its working size; a leak keeps every round above the ones before.
+ */
 export function isFlat(means: number[]): { growthMB: number; flat: boolean } {
   if (means.length < 2) return { growthMB: 0, flat: false };
-  const first = means[0]!;
-  const growthMB = means.at(-1)! - first;
-  return { growthMB, flat: growthMB <= Math.max(10, first * 0.05) };
+  const before = Math.max(...means.slice(0, -1));
+  const growthMB = means.at(-1)! - before;
+  return { growthMB, flat: growthMB <= Math.max(10, before * 0.05) };
 }

@@ -131,6 +131,10 @@ async function main(): Promise<void> {
       searchRuns.push({ search, ms, total: json.total });
     }
 
+    // The newest 1,000 (what a client asks first), and pages spread over the whole log (an
+    // offset is walked, so deep pages cost more).
+    const firstPageMs: number[] = [];
+    for (let i = 0; i < 20; i++) firstPageMs.push((await getJson(`${traffic}?limit=1000`)).ms);
     const pageMs: number[] = [];
     for (let i = 0; i < 20; i++) {
       const offset = Math.floor((i / 20) * Math.max(0, deviceTotal - 1000));
@@ -175,7 +179,8 @@ async function main(): Promise<void> {
       deviceTotal,
       seed: { seconds: seedSeconds, databaseMB },
       search: { ...search, totals: { min: totals[0], median: percentile(totals, 50), max: totals.at(-1) }, runs: searchRuns },
-      page1000: summary(pageMs),
+      firstPage1000: summary(firstPageMs),
+      page1000AnyOffset: summary(pageMs),
       searchPage1000: summary(searchPageMs),
       exports,
     };
@@ -192,7 +197,8 @@ async function main(): Promise<void> {
       'two-term search, page of 10, p50 (ms)': { value: f(search.p50), target: '<= 20' },
       'two-term search, page of 10, p99 (ms)': { value: f(search.p99), target: '' },
       'two-term search totals (median)': { value: String(percentile(totals, 50)), target: '' },
-      'page of 1,000, p50 (ms)': { value: f(report.page1000.p50), target: '' },
+      'page of 1,000 (newest), p50 (ms)': { value: f(report.firstPage1000.p50), target: '' },
+      'page of 1,000 (any offset), p50 (ms)': { value: f(report.page1000AnyOffset.p50), target: '' },
       'search page of 1,000, p50 (ms)': { value: f(report.searchPage1000.p50), target: '' },
       'CSV export (rows/s)': { value: f(csv.rowsPerSecond, 0), target: '>= 200,000' },
       'CSV export RSS growth (MB)': { value: f(csv.rssGrowthMB), target: '<= 64' },

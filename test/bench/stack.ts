@@ -1,0 +1,133 @@
+// The benchmark's processes: the reference v1 service on the benchmark database (seeded when it is
+// not a complete one of the asked sizes), the gateway and the pass-through in front of it, each a
+// child process of run.ts.
+import { openSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool, request } from 'undici';
+import { startChild, type BenchChild } from './children.ts';
+import type { BenchDatabase } from './database.ts';
+import type { BenchSettings } from './settings.ts';
+
+const SEED_TIMEOUT_MS = 15 * 60_000;
+const START_TIMEOUT_MS = 60_000;
+/** The device that holds the million entries (the seeding's hot device). */
+export const HOT_DEVICE = '1';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** A v1 answer other than 200. */
+export class V1Failure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Stack {
+  v1: BenchChild;
+  v1Url: string;
+  gateway: BenchChild;
+  gatewayUrl: string;
+  passthrough: BenchChild;
+  passthroughUrl: string;
+  /** The direct target's connections to v1 (as many as the gateway's pool). */
+  directPool: Pool;
+  /** The database was a complete one from an earlier run. */
+  reused: boolean;
+  /** Seconds until v1 listened (seeding included). */
+  startSeconds: number;
+}
+
+export async function v1Get<T>(url: string, key: string): Promise<T> {
+  const answer = await request(url, { headers: { 'x-service-token': key, accept: 'application/json' } });
+  const text = await answer.body.text();
+  if (answer.statusCode !== 200) throw new V1Failure(answer.statusCode, `GET ${new URL(url).pathname}${new URL(url).search}: ${answer.statusCode} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/** Starts v1 on the benchmark database; seeds it when it is not a complete one of these sizes. */
+async function startV1(settings: BenchSettings, db: BenchDatabase): Promise<{ child: BenchChild; url: string; reused: boolean; seconds: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const reused = db.reusable;
+    if (!reused) db.discard();
+    const { devices, traffic, hotTraffic } = settings.seed;
+    log(
+      reused
+        ? `v1: reusing ${db.path}`
+        : `v1: seeding ${db.path}: ${devices} devices, ${traffic} traffic entries spread, ${hotTraffic} on device ${HOT_DEVICE} (first run only; this takes a while)`,
+    );
+    const started = performance.now();
+    const child = startChild('v1 service', './v1-service.ts', {
+      V1_HOST: '127.0.0.1',
+      V1_PORT: '0',
+      V1_DATABASE: db.path,
+      V1_SEED: 'demo',
+      V1_SEED_DEVICES: String(devices),
+      V1_SEED_TRAFFIC: String(traffic),
+      V1_SEED_HOT_TRAFFIC: String(hotTraffic),
+      V1_SIMULATE_TRAFFIC: '0',
+      V1_API_KEYS: '',
+    });
+    const { url } = await child.ready(reused ? START_TIMEOUT_MS : SEED_TIMEOUT_MS);
+    const seconds = (performance.now() - started) / 1000;
+
+    // The sizes as the service reports them through its own contract.
+    const problems: string[] = [];
+    try {
+      const deviceList = await v1Get<{ total: number }>(`${url}/api/v1/atb?limit=1`, settings.key);
+      if (deviceList.total !== devices) problems.push(`${deviceList.total} devices, expected ${devices}`);
+      const hot = await v1Get<{ total: number }>(`${url}/api/v1/atb/${HOT_DEVICE}/traffic?limit=1`, settings.key);
+      if (hot.total < hotTraffic) problems.push(`device ${HOT_DEVICE} has ${hot.total} traffic entries, expected at least ${hotTraffic}`);
+    } catch (error) {
+      if (error instanceof V1Failure && error.status === 401) {
+        throw new Error(`v1 refuses the key (BENCH_KEY, default the demo admin key): ${error.message}`);
+      }
+      throw error;
+    }
+    if (problems.length === 0) {
+      if (!reused) db.markSeeded();
+      return { child, url, reused, seconds };
+    }
+    await child.stop();
+    if (!reused || attempt > 0) throw new Error(`v1 seeded with the wrong sizes: ${problems.join('; ')}`);
+    log(`v1: the database does not hold what its marker says (${problems.join('; ')}): seeding it anew`);
+    db.discard();
+  }
+}
+
+export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
+  const v1 = await startV1(settings, db);
+  const gateway = startChild(
+    'gateway',
+    './gateway-service.ts',
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      UPSTREAM_URL: v1.url,
+      LOG_LEVEL: settings.gatewayLogLevel,
+      // As deployed: no landing page, no introspection, no schema details in errors.
+      NODE_ENV: 'production',
+    },
+    {
+      // Its JSON request logs are written (a real cost of the gateway), to /dev/null unless asked for.
+      output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore',
+      nodeOptions: settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : [],
+    },
+  );
+  const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
+  const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
+  log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);
+  return {
+    v1: v1.child,
+    v1Url: v1.url,
+    gateway,
+    gatewayUrl: gatewayReady.url,
+    passthrough,
+    passthroughUrl: passthroughReady.url,
+    directPool: new Pool(v1.url, { connections: 64, pipelining: 1, keepAliveTimeout: 4_000 }),
+    reused: v1.reused,
+    startSeconds: v1.seconds,
+  };
+}
