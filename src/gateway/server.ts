@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
@@ -13,6 +14,7 @@ import { createFormatError } from './errors.ts';
 import { BodyTooLargeError, ClientGoneError, readBody } from './http/body.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { disclosureOptions, withoutSuggestions } from './http/disclosure.ts';
+import { noStorePlugin } from './http/no-store.ts';
 import { CallBudget, batchTooLarge, limitOptions } from './limits/index.ts';
 import { createLoaders } from './loaders.ts';
 import { createLogger } from './observability/logger.ts';
@@ -89,6 +91,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
+      // No @cacheControl in the schema: the plugin would only time every field to say `no-store`.
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin<GatewayContext>(),
       landingPagePlugin,
       ...limits.plugins,
       observabilityPlugin<GatewayContext>({ logger, metrics }),

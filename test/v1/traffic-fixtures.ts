@@ -61,7 +61,7 @@ export function craftedEntries(deviceId: number): NewTrafficEntry[] {
       date_time: '2026-03-15T09:30:02Z',
       type: 'controls',
       src_ip: '10.9.8.6',
-      log_message: 'tab\there \u0001ctl \u007fdel \u2028sep \\ backslash 😀 emoji \u0000 nul',
+      log_message: 'tab\there \u0001ctl \u007fdel \u2028sep \\ backslash 😀 emoji\u0000nul',
       extra: { action: 'allow', 'ctl\u0002key': 'v\u0003\t😀' },
     },
   ];

@@ -24,6 +24,9 @@ const DEFAULT_HASH_SIZE = 1024 * 1024;
  * transaction has committed.
  */
 export function bulkInsertTraffic(db: Database, entries: Iterable<NewTrafficEntry>): number {
+  // Let CREATE INDEX sort with a helper thread.
+  const threads = db.pragma('threads', { simple: true }) as number;
+  db.pragma('threads = 2');
   const load = db.transaction((): number => {
     if (db.prepare('SELECT 1 FROM traffic LIMIT 1').get() !== undefined) {
       throw new Error('bulkInsertTraffic needs an empty traffic table');
@@ -62,7 +65,11 @@ export function bulkInsertTraffic(db: Database, entries: Iterable<NewTrafficEntr
     for (const object of saved) if (object.type === 'trigger') db.exec(object.sql);
     return n;
   });
-  return load.immediate();
+  try {
+    return load.immediate();
+  } finally {
+    db.pragma(`threads = ${threads}`);
+  }
 }
 
 /**

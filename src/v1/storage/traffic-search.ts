@@ -44,11 +44,18 @@ export function searchTerms(search: string | undefined): string[] {
 /** How many characters (code points, as the tokenizer counts them) a trigram has. */
 const GRAM = 3;
 
-/** Every distinct trigram of a term, in order; none for a term shorter than three characters. */
+/**
+ * Every distinct trigram of a term that the index can be asked for, in order; none for a term
+ * shorter than three characters. (FTS5 reads its query as a C string: a trigram holding a NUL
+ * character cannot be asked for, and is left to the exact check.)
+ */
 export function termTrigrams(term: string): string[] {
   const chars = Array.from(term);
   const grams = new Set<string>();
-  for (let i = 0; i + GRAM <= chars.length; i++) grams.add(chars.slice(i, i + GRAM).join(''));
+  for (let i = 0; i + GRAM <= chars.length; i++) {
+    const gram = chars.slice(i, i + GRAM).join('');
+    if (!gram.includes('\0')) grams.add(gram);
+  }
   return [...grams];
 }
 
@@ -61,14 +68,20 @@ export function indexDecides(term: string): boolean {
 export interface TrigramSample {
   /** Number of sampled entries (0: nothing is known). */
   size: number;
+  /** About how many entries the sample stands for (all devices'). */
+  population: number;
   /** Which sampled entries hold the trigram, as a bit set over the sample (bit i: entry i). */
   holders(gram: string): Uint32Array;
 }
 
-// The cost model of a search, per entry of the device: walking a trigram's list costs about one
-// unit per entry in it; checking a candidate entry (reading it, instr() on its text) about forty.
+// Any set of trigrams finds every match; a longer query only costs more to parse and run.
+const MAX_GRAMS = 32;
+
+// The cost model of a search (measured on a million entries): stepping through a trigram's list
+// costs about 10 ns an entry in it, checking a candidate entry (reading its row, instr() on its
+// text) about 2 µs.
 const LIST_ENTRY_COST = 1;
-const CHECK_COST = 40;
+const CHECK_COST = 200;
 
 function popcount(bits: Uint32Array): number {
   let n = 0;
@@ -86,6 +99,12 @@ function and(a: Uint32Array, b: Uint32Array): Uint32Array {
   return out;
 }
 
+export interface TrigramChoice {
+  grams: string[];
+  /** About how many entries (of all devices) the index lets through for checking. */
+  candidates: number;
+}
+
 /**
  * The trigrams the index query asks for. Any trigram of a term finds every entry holding the
  * term (the exact check removes the rest), so this is a choice of cost: each trigram asked for
@@ -94,11 +113,14 @@ function and(a: Uint32Array, b: Uint32Array): Uint32Array {
  * Rare trigrams come first; a common one is added only when it narrows the candidates a lot
  * (trigrams of one word mostly occur together and narrow little; those of different terms do).
  */
-export function chooseTrigrams(terms: readonly string[], sample: TrigramSample): string[] {
+export function chooseTrigrams(terms: readonly string[], sample: TrigramSample): TrigramChoice {
   const grams = [...new Set(terms.flatMap(termTrigrams))];
-  if (grams.length === 0) return [];
+  if (grams.length === 0) return { grams: [], candidates: sample.population };
   // Nothing known (an empty table): one trigram per term.
-  if (sample.size === 0) return [...new Set(terms.map((term) => termTrigrams(term)[0]).filter((g) => g !== undefined))];
+  if (sample.size === 0) {
+    const firsts = terms.map((term) => termTrigrams(term)[0]).filter((g) => g !== undefined);
+    return { grams: [...new Set(firsts)].slice(0, MAX_GRAMS), candidates: 0 };
+  }
   const words = Math.ceil(sample.size / 32);
   let candidates: Uint32Array = new Uint32Array(words).fill(0xffffffff);
   if (sample.size % 32 !== 0) candidates[words - 1] = (1 << sample.size % 32) - 1;
@@ -126,7 +148,10 @@ export function chooseTrigrams(terms: readonly string[], sample: TrigramSample):
     const unseen = termGrams.find((gram) => popcount(sample.holders(gram)) === 0);
     if (unseen !== undefined) chosen.push(unseen);
   }
-  return chosen;
+  return {
+    grams: chosen.slice(0, MAX_GRAMS),
+    candidates: Math.round((popcount(candidates) / sample.size) * sample.population),
+  };
 }
 
 /** The FTS5 query for trigrams: each one a quoted string, all of them required. */

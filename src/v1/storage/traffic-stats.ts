@@ -41,6 +41,7 @@ export function trigramSample(db: Database): TrigramSample {
   const { texts, holders } = sample;
   return {
     size: texts.length,
+    population: maxId,
     holders(gram) {
       let bits = holders.get(gram);
       if (bits === undefined) {

@@ -64,9 +64,10 @@ export function insertTraffic(db: Database, entry: NewTrafficEntry): number {
 
 const COLUMNS = 't.id, t.date_time, t.type, t.src_ip, t.dest_ip, t.dest_port, t.log_message, t.extra';
 
-// Statements are cached per SQL text; a search with more distinct terms than this gets a
-// statement of its own, so that odd searches cannot fill the cache.
-const CACHED_TERMS = 8;
+// Terms checked by an instr() each; any more are checked together through json_each, which keeps
+// the statement small (SQLite bounds the depth of an expression) and the number of distinct
+// statement texts, which are prepared once each and kept, bounded.
+const SEPARATE_CHECKS = 16;
 
 interface Plan {
   /** FROM and WHERE, shared by the count and the rows. */
@@ -74,12 +75,11 @@ interface Plan {
   orderBy: string;
   params: Record<string, unknown>;
   searched: boolean;
-  cacheable: boolean;
 }
 
 function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
   const terms = searchTerms(filter.search);
-  const grams = terms.length > 0 ? chooseTrigrams(terms, trigramSample(db)) : [];
+  const grams = terms.length > 0 ? indexedTrigrams(db, filter.deviceId, terms) : [];
   const match = grams.length > 0 ? matchExpression(grams) : undefined;
   const actions = [...new Set((filter.actions ?? []).map((a) => a.toLowerCase()).filter((a) => a !== ''))];
   const params: Record<string, unknown> = { device: filter.deviceId };
@@ -95,12 +95,15 @@ function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
   }
   // The index narrows; instr() decides, except for a three-character term that the index query
   // asked for by itself.
-  terms
-    .filter((term) => !(indexDecides(term) && grams.includes(term)))
-    .forEach((term, i) => {
-      conditions.push(`instr(t.search_text, @term${i}) > 0`);
-      params[`term${i}`] = term;
-    });
+  const checked = terms.filter((term) => !(indexDecides(term) && grams.includes(term)));
+  checked.slice(0, SEPARATE_CHECKS).forEach((term, i) => {
+    conditions.push(`instr(t.search_text, @term${i}) > 0`);
+    params[`term${i}`] = term;
+  });
+  if (checked.length > SEPARATE_CHECKS) {
+    conditions.push('NOT EXISTS (SELECT 1 FROM json_each(@moreTerms) WHERE instr(t.search_text, value) = 0)');
+    params.moreTerms = JSON.stringify(checked.slice(SEPARATE_CHECKS));
+  }
   const from = match !== undefined ? 'traffic_search s JOIN traffic t ON t.id = s.rowid' : 'traffic t';
   const direction = order.descending ? 'DESC' : 'ASC';
   let orderBy: string;
@@ -118,8 +121,24 @@ function plan(db: Database, filter: TrafficFilter, order: TrafficOrder): Plan {
     orderBy,
     params,
     searched: terms.length > 0,
-    cacheable: terms.length <= CACHED_TERMS,
   };
+}
+
+/**
+ * The trigrams to ask the search index for, or none when checking each of the device's entries
+ * costs less than checking what the index would let through: the index covers every device, so
+ * for a device with few entries beside a busy one, its own entries are the shorter list.
+ */
+function indexedTrigrams(db: Database, deviceId: number, terms: readonly string[]): string[] {
+  const choice = chooseTrigrams(terms, trigramSample(db));
+  if (choice.grams.length === 0) return [];
+  return deviceEntries(db, deviceId) <= choice.candidates ? [] : choice.grams;
+}
+
+function deviceEntries(db: Database, deviceId: number): number {
+  return statement<[number], { n: number }>(db, 'SELECT coalesce(sum(n), 0) AS n FROM traffic_counts WHERE device_id = ?').get(
+    deviceId,
+  )!.n;
 }
 
 function inOrder(db: Database, deviceId: number): boolean {
@@ -127,10 +146,6 @@ function inOrder(db: Database, deviceId: number): boolean {
     deviceId,
   );
   return row?.traffic_in_order === 1;
-}
-
-function prepare<R>(db: Database, sql: string, cacheable: boolean): Statement<[Record<string, unknown>], R> {
-  return (cacheable ? statement(db, sql) : db.prepare(sql)) as Statement<[Record<string, unknown>], R>;
 }
 
 function count(db: Database, filter: TrafficFilter, p: Plan): number {
@@ -146,7 +161,7 @@ function count(db: Database, filter: TrafficFilter, p: Plan): number {
     ).get(actions === undefined ? { device: filter.deviceId } : { device: filter.deviceId, actions });
     return row!.n;
   }
-  return prepare<{ n: number }>(db, `SELECT count(*) AS n ${p.body}`, p.cacheable).get(p.params)!.n;
+  return statement<[Record<string, unknown>], { n: number }>(db, `SELECT count(*) AS n ${p.body}`).get(p.params)!.n;
 }
 
 interface EntryRow {
@@ -170,11 +185,10 @@ export function listTraffic(
   const p = plan(db, filter, order);
   const total = count(db, filter, p);
   if (page.offset >= total) return { total, data: [] };
-  const rows = prepare<EntryRow>(db, `SELECT ${COLUMNS} ${p.body} ORDER BY ${p.orderBy} LIMIT @limit OFFSET @offset`, p.cacheable).all({
-    ...p.params,
-    limit: page.limit,
-    offset: page.offset,
-  });
+  const rows = statement<[Record<string, unknown>], EntryRow>(
+    db,
+    `SELECT ${COLUMNS} ${p.body} ORDER BY ${p.orderBy} LIMIT @limit OFFSET @offset`,
+  ).all({ ...p.params, limit: page.limit, offset: page.offset });
   return {
     total,
     data: rows.map((row) => ({ ...row, extra: JSON.parse(row.extra) as Record<string, string> })),
