@@ -85,15 +85,23 @@ function pageWindow(p: Plan, total: number): { start: number; end: number } {
 function build<T>(p: Plan, items: T[], start: number, total: number): Connection<T> {
   // An empty page sits where it was asked for, but never past the end of the list.
   const at = items.length > 0 ? start : Math.min(start, total);
-  const edges = items.map((node, i) => ({ cursor: p.codec.encode(at + i), node }));
+  const cursor = (i: number) => p.codec.encode(at + i);
+  let edges: Connection<T>['edges'] | undefined;
+  // Cursors are made when a field asks for them: most clients select `nodes` only.
   return {
-    edges,
+    get edges() {
+      return (edges ??= items.map((node, i) => ({ cursor: cursor(i), node })));
+    },
     nodes: items,
     pageInfo: {
       hasPreviousPage: at > 0,
       hasNextPage: at + items.length < total,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return items.length > 0 ? cursor(0) : null;
+      },
+      get endCursor() {
+        return items.length > 0 ? cursor(items.length - 1) : null;
+      },
     },
     totalCount: total,
   };

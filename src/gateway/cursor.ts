@@ -13,9 +13,22 @@ export interface CursorCodec {
   decode(cursor: string, argument: string): number;
 }
 
+/** Bindings hashed lately: the same lists are paged over and over. Long ones (a client's search text) are not kept. */
+const hashes = new Map<string, string>();
+const MAX_REMEMBERED_HASHES = 1_000;
+const MAX_REMEMBERED_BINDING_LENGTH = 256;
+
 /** 72 bits of SHA-256: enough to tell lists apart, short enough for a cursor. */
 function bindingHash(binding: string): string {
-  return createHash('sha256').update(binding).digest('base64url').slice(0, 12);
+  let hash = hashes.get(binding);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(binding).digest('base64url').slice(0, 12);
+    if (binding.length <= MAX_REMEMBERED_BINDING_LENGTH) {
+      if (hashes.size >= MAX_REMEMBERED_HASHES) hashes.clear();
+      hashes.set(binding, hash);
+    }
+  }
+  return hash;
 }
 
 function encodeWith(hash: string, offset: number): string {
@@ -23,13 +36,15 @@ function encodeWith(hash: string, offset: number): string {
 }
 
 export function cursorCodec(binding: string): CursorCodec {
-  const hash = bindingHash(binding);
+  // Hashed when a cursor is first made or read: a page whose cursors nobody asks for needs none.
+  let hash: string | undefined;
+  const bound = () => (hash ??= bindingHash(binding));
   return {
-    encode: (offset) => encodeWith(hash, offset),
+    encode: (offset) => encodeWith(bound(), offset),
     decode(cursor, argument) {
       const parsed = parse(cursor);
       if (parsed === undefined) throw badUserInput(`The cursor in ${argument} is not valid`, argument);
-      if (parsed.hash !== hash) {
+      if (parsed.hash !== bound()) {
         throw badUserInput(
           `The cursor in ${argument} was made for another filter, order or parent; start again without it`,
           argument,

@@ -60,6 +60,37 @@ function documentedBySdl(scalar: GraphQLScalarType, checkInput: (value: unknown)
   });
 }
 
+/** DateTime values remembered as they were last serialized (upstream date strings recur a lot). */
+const MAX_REMEMBERED_DATES = 2_000;
+
+/**
+ * DateTime answering the ISO string its JSON is, not a Date: JSON.stringify turns a Date into that
+ * same string later, at many times the cost, and every check graphql-scalars makes is still made.
+ * The same upstream strings recur (a page's devices share their days), so each distinct string is
+ * checked and converted once while it stays among the remembered ones.
+ */
+function serializingToIsoStrings(scalar: GraphQLScalarType): GraphQLScalarType {
+  const config = scalar.toConfig();
+  const remembered = new Map<string, unknown>();
+  const serialize = (value: unknown): unknown => {
+    const result = config.serialize(value);
+    return result instanceof Date ? result.toISOString() : result;
+  };
+  return new GraphQLScalarType({
+    ...config,
+    serialize(value) {
+      if (typeof value !== 'string') return serialize(value);
+      let result = remembered.get(value);
+      if (result === undefined) {
+        result = serialize(value);
+        if (remembered.size >= MAX_REMEMBERED_DATES) remembered.clear();
+        if (value.length <= 64) remembered.set(value, result);
+      }
+      return result;
+    },
+  });
+}
+
 const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** graphql-scalars' IPv4 also takes a CIDR suffix and leading zeros; v1 wants a plain dotted quad. */
@@ -70,7 +101,7 @@ function requireDottedQuad(value: unknown): void {
 }
 
 export const scalarResolvers = {
-  DateTime: documentedBySdl(DateTimeResolver),
+  DateTime: serializingToIsoStrings(documentedBySdl(DateTimeResolver)),
   EmailAddress: documentedBySdl(EmailAddressResolver),
   IPv4: documentedBySdl(IPv4Resolver, requireDottedQuad),
   UUID: documentedBySdl(UUIDResolver),

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
@@ -94,6 +94,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       // No @cacheControl in the schema: the plugin would only time every field to say `no-store`.
       ApolloServerPluginCacheControlDisabled(),
       noStorePlugin<GatewayContext>(),
+      // Inline traces are for federated subgraphs, which this schema is not: Apollo would still
+      // load its protobuf code (some 8 MB of memory) to find that out.
+      ApolloServerPluginInlineTraceDisabled(),
       landingPagePlugin,
       ...limits.plugins,
       observabilityPlugin<GatewayContext>({ logger, metrics }),
@@ -135,14 +138,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    // The query string, as WHATWG URL parsing gives it; most requests (POSTs) have none to parse.
+    const target = req.url ?? '/';
+    const search = target.includes('?') ? new URL(target, 'http://gateway').search : '';
     // A client that goes away cancels the upstream calls made on its behalf.
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
     const response = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search: url.search, body },
+      httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search, body },
       context: async () => {
         const apiKey = apiKeyOf(req);
         const observation = new RequestObservation(metrics);

@@ -5,11 +5,13 @@ import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import {
   GraphQLError,
+  Kind,
   getNamedType,
   getVariableValues,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type TypeNode,
 } from 'graphql';
 import { ErrorCode, GatewayError } from '../errors.ts';
 
@@ -57,6 +59,15 @@ export function estimateCost(
 ): number | undefined {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
+  return complexity(schema, document, operation, variables);
+}
+
+function complexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): number {
   // Only the operation that runs counts: a document may hold several.
   const single: DocumentNode = {
     ...document,
@@ -86,15 +97,59 @@ export class QueryTooComplexError extends GatewayError {
   }
 }
 
+function namedTypeName(type: TypeNode): string {
+  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedTypeName(type.type);
+}
+
+/**
+ * What an estimate depends on besides the operation: the values of its Int variables (a `first`
+ * or `last`) and Boolean ones (`@include`/`@skip`). No other variable can reach the estimator.
+ */
+function estimateKey(operation: OperationDefinitionNode, coerced: Record<string, unknown>): string {
+  let key = '';
+  for (const definition of operation.variableDefinitions ?? []) {
+    const type = namedTypeName(definition.type);
+    if (type === 'Int' || type === 'Boolean') key += `${JSON.stringify(coerced[definition.variable.name.value]) ?? '-'},`;
+  }
+  return key;
+}
+
+/** Estimates kept per operation (distinct page sizes a client asks with one document). */
+const MAX_ESTIMATES_PER_OPERATION = 64;
+
+/**
+ * `estimateCost`, remembered. Apollo hands out the same document (and operation nodes) for the same
+ * query text from its document cache, so a client repeating an operation costs one estimate per
+ * distinct page size instead of a walk of the whole operation on every request. Kept per
+ * operation node: entries go when Apollo's cache lets the document go.
+ */
+export function costEstimator(): typeof estimateCost {
+  const estimates = new WeakMap<OperationDefinitionNode, Map<string, number>>();
+  return (schema, document, operation, variables) => {
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+    if (coerced.errors) return undefined;
+    const key = estimateKey(operation, coerced.coerced);
+    let known = estimates.get(operation);
+    const hit = known?.get(key);
+    if (hit !== undefined) return hit;
+    const cost = complexity(schema, document, operation, variables);
+    if (!known) estimates.set(operation, (known = new Map()));
+    if (known.size >= MAX_ESTIMATES_PER_OPERATION) known.clear();
+    known.set(key, cost);
+    return cost;
+  };
+}
+
 /** Refuses, with HTTP 400 and QUERY_TOO_COMPLEX, an operation whose estimated cost is over `maxCost`. */
 export function costLimitPlugin<TContext extends BaseContext>(maxCost: number): ApolloServerPlugin<TContext> {
+  const estimate = costEstimator();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, operation, request }) {
           // No operation to run (an unknown operationName): execution refuses it on its own.
           if (!operation) return;
-          const cost = estimateCost(schema, document, operation, request.variables);
+          const cost = estimate(schema, document, operation, request.variables);
           if (cost !== undefined && cost > maxCost) throw new QueryTooComplexError(cost, maxCost);
         },
       };

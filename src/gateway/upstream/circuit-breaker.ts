@@ -3,6 +3,7 @@
 // its own timeout or refusal; after a cool-down one probe call goes through, and its result
 // closes the circuit or opens it again.
 import type { UpstreamOutcome } from '../errors.ts';
+import { originOf } from './origin.ts';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -43,6 +44,41 @@ export interface CircuitPermit {
 }
 
 type Listener = (origin: string, state: CircuitState) => void;
+type Settle = (result: 'success' | 'failure' | 'release', probe: boolean, generation: number) => void;
+
+/**
+ * One call's permit: the first of its outcomes counts, later ones are ignored. A class rather
+ * than closures: one is made for every upstream call.
+ */
+class Permit implements CircuitPermit {
+  #settled = false;
+
+  constructor(
+    private readonly settle: Settle,
+    /** Made while half-open: the call is the probe. */
+    private readonly probe: boolean,
+    /** The breaker's state generation it was made in: a permit from an earlier state cannot move the circuit. */
+    private readonly generation: number,
+  ) {}
+
+  success(): void {
+    this.#end('success');
+  }
+
+  failure(): void {
+    this.#end('failure');
+  }
+
+  release(): void {
+    this.#end('release');
+  }
+
+  #end(result: 'success' | 'failure' | 'release'): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.settle(result, this.probe, this.generation);
+  }
+}
 const listeners = new Set<Listener>();
 
 export class CircuitBreaker {
@@ -71,7 +107,10 @@ export class CircuitBreaker {
 
   /** New thresholds apply from the next failure or opening. */
   configure(options: Partial<CircuitBreakerOptions>): void {
-    this.#options = { ...this.#options, ...options };
+    // Called with the gateway's settings on every call: they rarely differ from the last ones.
+    const current = this.#options;
+    const changes = (Object.keys(options) as (keyof CircuitBreakerOptions)[]).some((name) => options[name] !== current[name]);
+    if (changes) this.#options = { ...current, ...options };
   }
 
   /** A permit for one call, or null: the circuit is open, or half-open with its probe in flight. */
@@ -82,28 +121,21 @@ export class CircuitBreaker {
       if (this.#probing) return null;
       this.#probing = true;
     }
-    const generation = this.#generation;
-    let settled = false;
-    const settle = (result: 'success' | 'failure' | 'release') => {
-      if (settled) return;
-      settled = true;
-      if (probe && generation === this.#generation) this.#probing = false;
-      if (generation !== this.#generation) return;
-      if (result === 'success') {
-        this.#failures = 0;
-        if (probe) this.#moveTo('closed');
-      } else if (result === 'failure') {
-        this.#failures += 1;
-        const threshold = this.#options.failures;
-        if (probe || (threshold > 0 && this.#failures >= threshold)) this.#open();
-      }
-    };
-    return {
-      success: () => settle('success'),
-      failure: () => settle('failure'),
-      release: () => settle('release'),
-    };
+    return new Permit(this.#settle, probe, this.#generation);
   }
+
+  readonly #settle: Settle = (result, probe, generation) => {
+    if (probe && generation === this.#generation) this.#probing = false;
+    if (generation !== this.#generation) return;
+    if (result === 'success') {
+      this.#failures = 0;
+      if (probe) this.#moveTo('closed');
+    } else if (result === 'failure') {
+      this.#failures += 1;
+      const threshold = this.#options.failures;
+      if (probe || (threshold > 0 && this.#failures >= threshold)) this.#open();
+    }
+  };
 
   /** Stops the cool-down timer (the process is shutting down, or a test resets the state). */
   dispose(): void {
@@ -144,7 +176,7 @@ const breakers = new Map<string, CircuitBreaker>();
  * use. `options`, when given, update its thresholds: the gateway passes its settings on each call.
  */
 export function circuitFor(origin: string | URL, options?: Partial<CircuitBreakerOptions>): CircuitBreaker {
-  const key = new URL(origin).origin;
+  const key = originOf(origin);
   let breaker = breakers.get(key);
   if (breaker === undefined) {
     breaker = new CircuitBreaker(key, options);
@@ -157,7 +189,7 @@ export function circuitFor(origin: string | URL, options?: Partial<CircuitBreake
 
 /** The state of an upstream's circuit; `closed` for an upstream not called yet. */
 export function getCircuitState(origin: string | URL): CircuitState {
-  return breakers.get(new URL(origin).origin)?.state ?? 'closed';
+  return breakers.get(originOf(origin))?.state ?? 'closed';
 }
 
 /** Called with each state change of any upstream's circuit (for metrics and logs); returns the unsubscribe. */
@@ -168,7 +200,7 @@ export function onCircuitStateChange(listener: Listener): () => void {
 
 /** Forget the breakers (of one origin, or all): for tests that reuse an upstream across cases. */
 export function resetCircuitBreakers(origin?: string | URL): void {
-  const keys = origin === undefined ? [...breakers.keys()] : [new URL(origin).origin];
+  const keys = origin === undefined ? [...breakers.keys()] : [originOf(origin)];
   for (const key of keys) {
     breakers.get(key)?.dispose();
     breakers.delete(key);

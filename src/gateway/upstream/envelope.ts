@@ -22,45 +22,90 @@ export class ContractViolation extends Error {
   }
 }
 
-type Check = (value: unknown, path: string) => void;
+type Check = (value: unknown) => void;
 
-function fail(path: string, expected: string): never {
-  throw new ContractViolation(`${path || 'body'}: expected ${expected}`);
+/**
+ * A value below the checked one breaks the contract. Its place is put together on the way out
+ * (each level adds its field name or index), so a body that keeps the contract, the common case,
+ * costs no path string per value.
+ */
+class Mismatch {
+  path = '';
+  constructor(readonly expected: string) {}
+}
+
+function fail(expected: string): never {
+  throw new Mismatch(expected);
+}
+
+/** `error`, when it is a Mismatch, with `segment` (a field name, or `[i]`) in front of its path. */
+function within(segment: string, error: unknown): unknown {
+  if (error instanceof Mismatch) {
+    const below = error.path;
+    error.path = below === '' ? segment : below.startsWith('[') ? segment + below : `${segment}.${below}`;
+  }
+  return error;
+}
+
+/** Runs `check` on a top-level value named `name`: a mismatch becomes the ContractViolation naming its place. */
+function checkAt(name: string, check: Check, value: unknown): void {
+  try {
+    check(value);
+  } catch (error) {
+    if (!(error instanceof Mismatch)) throw error;
+    within(name, error);
+    throw new ContractViolation(`${error.path || 'body'}: expected ${error.expected}`);
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const int: Check = (v, p) => {
-  if (!Number.isSafeInteger(v)) fail(p, 'an integer');
+const int: Check = (v) => {
+  if (!Number.isSafeInteger(v)) fail('an integer');
 };
-const num: Check = (v, p) => {
-  if (typeof v !== 'number' || !Number.isFinite(v)) fail(p, 'a number');
+const num: Check = (v) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail('a number');
 };
-const str: Check = (v, p) => {
-  if (typeof v !== 'string') fail(p, 'a string');
+const str: Check = (v) => {
+  if (typeof v !== 'string') fail('a string');
 };
-const anyObject: Check = (v, p) => {
-  if (!isObject(v)) fail(p, 'an object');
+const anyArray: Check = (v) => {
+  if (!Array.isArray(v)) fail('an array');
+};
+const anyObject: Check = (v) => {
+  if (!isObject(v)) fail('an object');
 };
 const nullable =
   (check: Check): Check =>
-  (v, p) => {
-    if (v !== null && v !== undefined) check(v, p);
+  (v) => {
+    if (v !== null && v !== undefined) check(v);
   };
 const arrayOf =
   (check: Check): Check =>
-  (v, p) => {
-    if (!Array.isArray(v)) fail(p, 'an array');
-    for (let i = 0; i < v.length; i++) check(v[i], `${p}[${i}]`);
+  (v) => {
+    if (!Array.isArray(v)) fail('an array');
+    let i = 0;
+    try {
+      for (; i < v.length; i++) check(v[i]);
+    } catch (error) {
+      throw within(`[${i}]`, error);
+    }
   };
-const shape =
-  (fields: Record<string, Check>): Check =>
-  (v, p) => {
-    if (!isObject(v)) fail(p, 'an object');
-    for (const name in fields) fields[name]!(v[name], p ? `${p}.${name}` : name);
+const shape = (fields: Record<string, Check>): Check => {
+  const names = Object.keys(fields);
+  const checks = names.map((name) => fields[name]!);
+  return (v) => {
+    if (!isObject(v)) fail('an object');
+    let i = 0;
+    try {
+      for (; i < names.length; i++) checks[i]!(v[names[i]!]);
+    } catch (error) {
+      throw within(names[i]!, error);
+    }
   };
+};
 
 const organizationRef = shape({ id: int, name: str, logo: nullable(str) });
 
@@ -154,8 +199,8 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
  * (an absent `messages` is tolerated as `[]`).
  */
 export function checkEnvelope(body: Record<string, unknown>): void {
-  int(body.error, 'error');
-  if (body.messages !== undefined && !Array.isArray(body.messages)) fail('messages', 'an array');
+  checkAt('error', int, body.error);
+  if (body.messages !== undefined) checkAt('messages', anyArray, body.messages);
 }
 
 /** What `extensions.upstream` says of a failed response; `body` undefined when it was not JSON. */
@@ -167,23 +212,28 @@ export function upstreamDetail(status: number, body: Record<string, unknown> | u
 /** A success body's check: returns the operation's result, or throws ContractViolation. */
 export type SuccessCheck<T> = (body: Record<string, unknown>) => T;
 
-const list =
-  <T>(item: Check): SuccessCheck<WireList<T>> =>
-  (body) => {
-    if (!Number.isSafeInteger(body.total) || (body.total as number) < 0) fail('total', 'a non-negative integer');
-    arrayOf(item)(body.data, 'data');
+const nonNegativeInt: Check = (v) => {
+  if (!Number.isSafeInteger(v) || (v as number) < 0) fail('a non-negative integer');
+};
+
+const list = <T>(item: Check): SuccessCheck<WireList<T>> => {
+  const items = arrayOf(item);
+  return (body) => {
+    checkAt('total', nonNegativeInt, body.total);
+    checkAt('data', items, body.data);
     return { total: body.total as number, data: body.data as T[] };
   };
+};
 
 const field =
   <T>(name: string, check: Check): SuccessCheck<T> =>
   (body) => {
-    check(body[name], name);
+    checkAt(name, check, body[name]);
     return body[name] as T;
   };
 
-const positiveInt: Check = (v, p) => {
-  if (!Number.isSafeInteger(v) || (v as number) < 1) fail(p, 'a positive integer');
+const positiveInt: Check = (v) => {
+  if (!Number.isSafeInteger(v) || (v as number) < 1) fail('a positive integer');
 };
 
 export const expectSecurityFrameworkList = list<WireSecurityFramework>(securityFramework);
