@@ -7,13 +7,13 @@ import {
   DeviceDocument,
   DeviceIdsDocument,
   DevicesDocument,
-  type DeviceIdsQuery,
   type DevicesQuery,
   type OrderDirection,
   type ProtectionDeviceFilter,
   type ProtectionDeviceOrderField,
 } from './generated/operations.ts';
 import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
+import { checkPageShape, expectNoErrors, expectOneError, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
 import { v1Request } from '../helpers/v1.ts';
 
 const ORG1_KEY = 'demo-org1-key-acme';
@@ -106,73 +106,11 @@ async function v1Devices(stack: Stack, { filter, orderBy }: ListQuery = {}, toke
   return body;
 }
 
-type IdPage = DeviceIdsQuery['protectionDevices'];
 
-function expectNoErrors<T>(response: GraphQLResponse<T>): T {
-  expect(response.errors).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.data as T;
-}
-
-function expectOneError(response: GraphQLResponse<unknown>, code: string, path: (string | number)[]) {
-  expect(response.status).toBe(200);
-  expect(response.errors?.map((e) => ({ code: e.extensions?.code, path: e.path }))).toEqual([{ code, path }]);
-}
-
-/** A page's edges and nodes agree, and its cursors are where page info says. */
-function checkPageShape(page: IdPage, label: string) {
-  expect(page.nodes.map((n) => n.id), label).toEqual(page.edges.map((e) => e.node.id));
-  expect(page.pageInfo.startCursor, label).toBe(page.edges[0]?.cursor ?? null);
-  expect(page.pageInfo.endCursor, label).toBe(page.edges.at(-1)?.cursor ?? null);
-}
-
-/**
- * Pages through the whole list forward (`first`/`after`) and backward (`last`/`before`), checking
- * every page against the slice of `expected` it must be, with exact page info.
- */
-async function walkBothWays(stack: Stack, query: ListQuery, expected: string[], label: string) {
-  const total = expected.length;
-  const ask = async (args: { first?: number; after?: string; last?: number; before?: string }) =>
-    expectNoErrors(await stack.query(DeviceIdsDocument, { ...args, ...query })).protectionDevices;
-
-  const forward: string[] = [];
-  let after: string | undefined;
-  for (let start = 0, step = 0; ; step++) {
-    expect(step, `${label}: forward walk does not end`).toBeLessThanOrEqual(total / PAGE + 1);
-    const page = await ask({ first: PAGE, ...(after === undefined ? {} : { after }) });
-    const where = `${label} forward from ${start}`;
-    checkPageShape(page, where);
-    const slice = expected.slice(start, start + PAGE);
-    expect(page.nodes.map((n) => n.id), where).toEqual(slice);
-    expect(page.totalCount, where).toBe(total);
-    expect(page.pageInfo.hasPreviousPage, where).toBe(start > 0);
-    expect(page.pageInfo.hasNextPage, where).toBe(start + slice.length < total);
-    forward.push(...page.nodes.map((n) => n.id));
-    if (!page.pageInfo.hasNextPage) break;
-    after = page.pageInfo.endCursor!;
-    start += slice.length;
-  }
-  expect(forward, label).toEqual(expected);
-  expect(new Set(forward).size, label).toBe(total);
-
-  const backward: string[] = [];
-  let before: string | undefined;
-  for (let end = total, step = 0; ; step++) {
-    expect(step, `${label}: backward walk does not end`).toBeLessThanOrEqual(total / PAGE + 1);
-    const page = await ask({ last: PAGE, ...(before === undefined ? {} : { before }) });
-    const where = `${label} backward to ${end}`;
-    checkPageShape(page, where);
-    const start = Math.max(0, end - PAGE);
-    expect(page.nodes.map((n) => n.id), where).toEqual(expected.slice(start, end));
-    expect(page.totalCount, where).toBe(total);
-    expect(page.pageInfo.hasPreviousPage, where).toBe(start > 0);
-    expect(page.pageInfo.hasNextPage, where).toBe(end < total);
-    backward.unshift(...page.nodes.map((n) => n.id));
-    if (!page.pageInfo.hasPreviousPage) break;
-    before = page.pageInfo.startCursor!;
-    end = start;
-  }
-  expect(backward, label).toEqual(expected);
+/** Walks the device list under `query` both ways, `PAGE` at a time. */
+function walkDevicesBothWays(stack: Stack, query: ListQuery, expected: string[], label: string) {
+  const ask = async (args: PageArgs) => expectNoErrors(await stack.query(DeviceIdsDocument, { ...args, ...query })).protectionDevices;
+  return walkBothWays(ask, expected, PAGE, label);
 }
 
 let stack: Stack;
@@ -259,7 +197,7 @@ describe('protectionDevices: walks over the whole list', () => {
         const query: ListQuery = { orderBy: { field, direction } };
         const v1 = await v1Devices(stack, query);
         expect(v1.total).toBe(SEED.devices);
-        await walkBothWays(stack, query, v1.data.map((d) => String(d.id)), `${field} ${direction}`);
+        await walkDevicesBothWays(stack, query, v1.data.map((d) => String(d.id)), `${field} ${direction}`);
       });
     }
   }
@@ -280,7 +218,7 @@ describe('protectionDevices: walks over the whole list', () => {
       // A filter that keeps everything or nothing would not test it.
       expect(v1.total).toBeGreaterThan(PAGE);
       expect(v1.total).toBeLessThan(SEED.devices);
-      await walkBothWays(stack, query, v1.data.map((d) => String(d.id)), name);
+      await walkDevicesBothWays(stack, query, v1.data.map((d) => String(d.id)), name);
     });
   }
 

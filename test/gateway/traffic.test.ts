@@ -16,6 +16,7 @@ import {
   type TrafficLogQuery,
 } from './generated/operations.ts';
 import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
+import { checkPageShape, expectNoErrors, expectOneError, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
 import { v1Request } from '../helpers/v1.ts';
 
 const ORG1_KEY = 'demo-org1-key-acme';
@@ -36,7 +37,6 @@ interface WireEntry {
 }
 
 type GatewayEntry = TrafficLogQuery['trafficLog']['nodes'][number];
-type IdPage = TrafficIdsQuery['trafficLog'];
 
 const iso = (value: string) => new Date(value).toISOString();
 
@@ -81,70 +81,6 @@ async function v1Traffic(stack: Stack, deviceId: string, { filter, orderBy }: Tr
   const body = response.json as { total: number; data: WireEntry[] };
   expect(body.data).toHaveLength(body.total);
   return body;
-}
-
-function expectNoErrors<T>(response: GraphQLResponse<T>): T {
-  expect(response.errors).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.data as T;
-}
-
-function expectOneError(response: GraphQLResponse<unknown>, code: string, path: (string | number)[]) {
-  expect(response.status).toBe(200);
-  expect(response.errors?.map((e) => ({ code: e.extensions?.code, path: e.path }))).toEqual([{ code, path }]);
-}
-
-function checkPageShape(page: IdPage, label: string) {
-  expect(page.nodes.map((n) => n.id), label).toEqual(page.edges.map((e) => e.node.id));
-  expect(page.pageInfo.startCursor, label).toBe(page.edges[0]?.cursor ?? null);
-  expect(page.pageInfo.endCursor, label).toBe(page.edges.at(-1)?.cursor ?? null);
-}
-
-type PageArgs = { first?: number; after?: string; last?: number; before?: string };
-
-/** Pages through the whole list both ways, each page checked against its slice of `expected`. */
-async function walkBothWays(ask: (args: PageArgs) => Promise<IdPage>, expected: string[], size: number, label: string) {
-  const total = expected.length;
-  const maxSteps = Math.ceil(total / size) + 1;
-
-  const forward: string[] = [];
-  let after: string | undefined;
-  for (let start = 0, step = 0; ; step++) {
-    expect(step, `${label}: forward walk does not end`).toBeLessThanOrEqual(maxSteps);
-    const page = await ask({ first: size, ...(after === undefined ? {} : { after }) });
-    const where = `${label} forward from ${start}`;
-    checkPageShape(page, where);
-    const slice = expected.slice(start, start + size);
-    expect(page.nodes.map((n) => n.id), where).toEqual(slice);
-    expect(page.totalCount, where).toBe(total);
-    expect(page.pageInfo.hasPreviousPage, where).toBe(start > 0);
-    expect(page.pageInfo.hasNextPage, where).toBe(start + slice.length < total);
-    forward.push(...page.nodes.map((n) => n.id));
-    if (!page.pageInfo.hasNextPage) break;
-    after = page.pageInfo.endCursor!;
-    start += slice.length;
-  }
-  expect(forward, label).toEqual(expected);
-  expect(new Set(forward).size, label).toBe(total);
-
-  const backward: string[] = [];
-  let before: string | undefined;
-  for (let end = total, step = 0; ; step++) {
-    expect(step, `${label}: backward walk does not end`).toBeLessThanOrEqual(maxSteps);
-    const page = await ask({ last: size, ...(before === undefined ? {} : { before }) });
-    const where = `${label} backward to ${end}`;
-    checkPageShape(page, where);
-    const start = Math.max(0, end - size);
-    expect(page.nodes.map((n) => n.id), where).toEqual(expected.slice(start, end));
-    expect(page.totalCount, where).toBe(total);
-    expect(page.pageInfo.hasPreviousPage, where).toBe(start > 0);
-    expect(page.pageInfo.hasNextPage, where).toBe(end < total);
-    backward.unshift(...page.nodes.map((n) => n.id));
-    if (!page.pageInfo.hasPreviousPage) break;
-    before = page.pageInfo.startCursor!;
-    end = start;
-  }
-  expect(backward, label).toEqual(expected);
 }
 
 let stack: Stack;
