@@ -3,7 +3,6 @@
 // its own timeout or refusal; after a cool-down one probe call goes through, and its result
 // closes the circuit or opens it again.
 import type { UpstreamOutcome } from '../errors.ts';
-import { originOf } from './origin.ts';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -79,6 +78,7 @@ class Permit implements CircuitPermit {
     this.settle(result, this.probe, this.generation);
   }
 }
+
 const listeners = new Set<Listener>();
 
 export class CircuitBreaker {
@@ -107,10 +107,7 @@ export class CircuitBreaker {
 
   /** New thresholds apply from the next failure or opening. */
   configure(options: Partial<CircuitBreakerOptions>): void {
-    // Called with the gateway's settings on every call: they rarely differ from the last ones.
-    const current = this.#options;
-    const changes = (Object.keys(options) as (keyof CircuitBreakerOptions)[]).some((name) => options[name] !== current[name]);
-    if (changes) this.#options = { ...current, ...options };
+    this.#options = { ...this.#options, ...options };
   }
 
   /** A permit for one call, or null: the circuit is open, or half-open with its probe in flight. */
@@ -176,7 +173,7 @@ const breakers = new Map<string, CircuitBreaker>();
  * use. `options`, when given, update its thresholds: the gateway passes its settings on each call.
  */
 export function circuitFor(origin: string | URL, options?: Partial<CircuitBreakerOptions>): CircuitBreaker {
-  const key = originOf(origin);
+  const key = new URL(origin).origin;
   let breaker = breakers.get(key);
   if (breaker === undefined) {
     breaker = new CircuitBreaker(key, options);
@@ -189,7 +186,7 @@ export function circuitFor(origin: string | URL, options?: Partial<CircuitBreake
 
 /** The state of an upstream's circuit; `closed` for an upstream not called yet. */
 export function getCircuitState(origin: string | URL): CircuitState {
-  return breakers.get(originOf(origin))?.state ?? 'closed';
+  return breakers.get(new URL(origin).origin)?.state ?? 'closed';
 }
 
 /** Called with each state change of any upstream's circuit (for metrics and logs); returns the unsubscribe. */
@@ -200,7 +197,7 @@ export function onCircuitStateChange(listener: Listener): () => void {
 
 /** Forget the breakers (of one origin, or all): for tests that reuse an upstream across cases. */
 export function resetCircuitBreakers(origin?: string | URL): void {
-  const keys = origin === undefined ? [...breakers.keys()] : [originOf(origin)];
+  const keys = origin === undefined ? [...breakers.keys()] : [new URL(origin).origin];
   for (const key of keys) {
     breakers.get(key)?.dispose();
     breakers.delete(key);

@@ -243,25 +243,6 @@ function listQuery(q: ListQuery): URLSearchParams {
   return query;
 }
 
-/**
- * Base URLs as parsed and checked once: a client is made per GraphQL request, always with the
- * gateway's one base (the URL is never changed once parsed).
- */
-const bases = new Map<string, { url: URL; path: string }>();
-
-function parseBase(baseUrl: string): { url: URL; path: string } {
-  let base = bases.get(baseUrl);
-  if (base === undefined) {
-    const url = new URL(baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new Error('The upstream base URL must be http or https');
-    }
-    base = { url, path: url.pathname.replace(/\/+$/, '') };
-    if (bases.size < 100) bases.set(baseUrl, base);
-  }
-  return base;
-}
-
 export class V1Client {
   readonly #origin: URL;
   readonly #basePath: string;
@@ -280,9 +261,12 @@ export class V1Client {
   readonly #inflight = new Set<() => void>();
 
   constructor(options: V1ClientOptions) {
-    const { url: base, path } = parseBase(options.baseUrl);
+    const base = new URL(options.baseUrl);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new Error('The upstream base URL must be http or https');
+    }
     this.#origin = base;
-    this.#basePath = path;
+    this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.#operationEndsAt = options.operationTimeoutMs === undefined ? Infinity : performance.now() + options.operationTimeoutMs;

@@ -1,7 +1,6 @@
 // One keep-alive connection pool per upstream origin, for the life of the process: per-request
 // clients share it, so a GraphQL request costs no TCP (or TLS) handshake.
 import { Pool } from 'undici';
-import { originOf } from './origin.ts';
 
 export interface PoolOptions {
   /** Sockets per origin. */
@@ -29,7 +28,7 @@ const pools = new Map<string, Pool>();
  * is created: the first caller for an origin decides, later callers share that pool.
  */
 export function getPool(origin: string | URL, options: PoolOptions = {}): Pool {
-  const key = originOf(origin);
+  const key = new URL(origin).origin;
   let pool = pools.get(key);
   if (pool === undefined || pool.closed || pool.destroyed) {
     // pipelining 1: no request waits behind another's slow response on the same socket.
@@ -48,7 +47,7 @@ export async function closePools(): Promise<void> {
 
 /** Close the pool of one origin (a gateway stopping while others in the process go on). */
 export async function closePool(origin: string | URL): Promise<void> {
-  const key = originOf(origin);
+  const key = new URL(origin).origin;
   const pool = pools.get(key);
   pools.delete(key);
   await pool?.close();

@@ -2,7 +2,6 @@
 // per-upstream budget that keeps retries from multiplying an outage. V1Client applies them; only
 // GETs are ever retried (a mutation's second attempt could apply the change twice).
 import type { UpstreamOutcome } from '../errors.ts';
-import { originOf } from './origin.ts';
 
 /**
  * Statuses that say "try again": the upstream (or a proxy before it) is overloaded or restarting.
@@ -104,7 +103,7 @@ const budgets = new Map<string, RetryBudget>();
 
 /** The process-wide budget of an upstream origin (scheme, host and port; a path is ignored). */
 export function retryBudgetFor(origin: string | URL): RetryBudget {
-  const key = originOf(origin);
+  const key = new URL(origin).origin;
   let budget = budgets.get(key);
   if (budget === undefined) {
     budget = new RetryBudget();
@@ -116,5 +115,5 @@ export function retryBudgetFor(origin: string | URL): RetryBudget {
 /** Forget the budgets (of one origin, or all): for tests that reuse an upstream across cases. */
 export function resetRetryBudgets(origin?: string | URL): void {
   if (origin === undefined) budgets.clear();
-  else budgets.delete(originOf(origin));
+  else budgets.delete(new URL(origin).origin);
 }
