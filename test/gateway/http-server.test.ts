@@ -147,6 +147,16 @@ describe('operator endpoints and paths', () => {
     }
   });
 
+  it('marks every GraphQL answer Cache-Control: no-store (answers depend on the key)', async () => {
+    const response = await fetch(stack.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: FRAMEWORK_COUNT }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('gives every response an X-Request-Id, keeping a sane one the client sent', async () => {
     const given = await fetch(`${origin(stack.gateway)}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers.get('x-request-id')).toBe('trace-123');
