@@ -24,6 +24,21 @@ export const typeDefs: DocumentNode[] = readdirSync(schemaDirectory)
 
 const declared = buildASTSchema(concatAST(typeDefs));
 
+const BAD_UPSTREAM_SCALAR = /^The upstream sent a value that is not a valid [_A-Za-z][_0-9A-Za-z]*\.$/;
+
+/** A value from upstream that its scalar cannot represent: the field's UPSTREAM_BAD_RESPONSE. */
+function badUpstreamScalar(scalarName: string): GraphQLError {
+  return gatewayError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream sent a value that is not a valid ${scalarName}.`);
+}
+
+/**
+ * The error `badUpstreamScalar` made, from its message alone: graphql-jit keeps only the message
+ * of an error thrown by a scalar's `serialize`.
+ */
+export function badUpstreamScalarFromMessage(message: string): GraphQLError | undefined {
+  return BAD_UPSTREAM_SCALAR.test(message) ? gatewayError(ErrorCode.UPSTREAM_BAD_RESPONSE, message) : undefined;
+}
+
 /**
  * graphql-scalars' coercion, with the description and `@specifiedBy` URL the SDL gives. A
  * resolver's own `description` and `specifiedByURL` would otherwise replace the SDL's in the
@@ -41,7 +56,7 @@ function documentedBySdl(scalar: GraphQLScalarType, checkInput: (value: unknown)
       try {
         return config.serialize(value);
       } catch {
-        throw gatewayError(ErrorCode.UPSTREAM_BAD_RESPONSE, `The upstream sent a value that is not a valid ${scalar.name}.`);
+        throw badUpstreamScalar(scalar.name);
       }
     },
     parseValue(value) {

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './context.ts';
 import { createFormatError } from './errors.ts';
+import { jitGateway } from './executor.ts';
 import { BodyTooLargeError, ClientGoneError, readBody } from './http/body.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { disclosureOptions, withoutSuggestions } from './http/disclosure.ts';
@@ -73,7 +74,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
   const { landingPagePlugin, ...disclosure } = disclosureOptions<GatewayContext>(options);
   const apollo = new ApolloServer<GatewayContext>({
-    schema: buildSchema(),
+    // graphql-jit executes; Apollo parses, validates and caches documents as usual.
+    gateway: jitGateway(buildSchema()),
     ...disclosure,
     csrfPrevention: true,
     // src/main.ts owns SIGTERM/SIGINT: it drains the gateway, then stops the embedded service.
