@@ -77,6 +77,9 @@ async function main(): Promise<void> {
     lines.push(`Upstream v1 service: ${new URL(upstreamUrl).origin}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  // Started by a supervisor over an IPC channel (a process manager, the benchmark): it learns the
+  // address to reach once the gateway listens, the same moment the lines above are printed.
+  process.send?.({ type: 'ready', url: gateway.url });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -100,6 +103,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  // A supervisor's process that outlives it would hold the port with no one to stop it.
+  if (process.send) process.on('disconnect', () => void stop('disconnect'));
 }
 
 main().catch((error: unknown) => {

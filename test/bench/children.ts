@@ -1,6 +1,7 @@
 // The benchmark's child processes: each server runs in its own Node process (its own event loop
 // and its own /proc figures), started with tsx's loader directly so that the child's pid is the
-// server's (the `tsx` command would put a wrapper process in between). Parent and child talk over
+// server's (the `tsx` command would put a wrapper process in between). The gateway runs as it is
+// deployed: `npm start`'s compiled dist/main.js under plain node. Parent and child talk over
 // the IPC channel; every child is stopped on exit, error or Ctrl-C.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -98,16 +99,20 @@ export class BenchChild {
   }
 }
 
-/** Starts `entry` (a TypeScript file beside this one) as a child with tsx's loader. */
+/**
+ * Starts `entry` as a child: a TypeScript file beside this one (with tsx's loader), or a URL of a
+ * compiled JavaScript file (plain node, as deployed).
+ */
 export function startChild(
   name: string,
-  entry: string,
+  entry: string | URL,
   env: Record<string, string>,
   /** `output`: where the child's stdout goes: the terminal (default), nowhere, or a file descriptor. */
   options: { output?: 'inherit' | 'ignore' | number; nodeOptions?: string[] } = {},
 ): BenchChild {
-  const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], {
-    execArgv: ['--import', TSX_LOADER, ...(options.nodeOptions ?? [])],
+  const compiled = entry instanceof URL;
+  const child = fork(fileURLToPath(compiled ? entry : new URL(entry, import.meta.url)), [], {
+    execArgv: [...(compiled ? [] : ['--import', TSX_LOADER]), ...(options.nodeOptions ?? [])],
     env: { ...process.env, ...env },
     stdio: ['ignore', options.output ?? 'inherit', 'inherit', 'ipc'],
   });

@@ -1,7 +1,7 @@
 // The benchmark's processes: the reference v1 service on the benchmark database (seeded when it is
 // not a complete one of the asked sizes), the gateway and the pass-through in front of it, each a
 // child process of run.ts.
-import { openSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool, request } from 'undici';
 import { startChild, type BenchChild } from './children.ts';
@@ -10,6 +10,8 @@ import type { BenchSettings } from './settings.ts';
 
 const SEED_TIMEOUT_MS = 15 * 60_000;
 const START_TIMEOUT_MS = 60_000;
+/** The gateway as `npm start` runs it (built by `npm run bench` before the run). */
+const GATEWAY_ENTRY = new URL('../../dist/main.js', import.meta.url);
 /** The device that holds the million entries (the seeding's hot device). */
 export const HOT_DEVICE = '1';
 
@@ -98,10 +100,11 @@ async function startV1(settings: BenchSettings, db: BenchDatabase): Promise<{ ch
 }
 
 export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
+  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.js is missing: `npm run bench` builds it (or run `npm run build` first)');
   const v1 = await startV1(settings, db);
   const gateway = startChild(
     'gateway',
-    './gateway-service.ts',
+    GATEWAY_ENTRY,
     {
       HOST: '127.0.0.1',
       PORT: '0',
