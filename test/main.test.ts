@@ -3,8 +3,10 @@
 // with demo data under ./data, prints the GraphQL URL and the demo key, and Sandbox starts with
 // that key; a restart keeps the data and still prints the key. With UPSTREAM_URL only the
 // gateway starts. SIGTERM/SIGINT let the requests in flight finish, refuse new connections and
-// exit 0. A bad setting stops the start with one line naming it.
-import { spawn, type ChildProcess } from 'node:child_process';
+// exit 0. A bad setting stops the start with one line naming it. `npm start` runs the compiled
+// build: the last suite builds it (`npm run build`; dist/ is not committed) and runs dist/main.js
+// under plain node as a supervisor would, over an IPC channel.
+import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
@@ -12,11 +14,16 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
 import { postGraphQL } from './helpers/gateway.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const COMPILED_MAIN = join(REPO, 'dist', 'main.js');
+/** A fresh clone compiles everything; a later build only what changed. */
+const BUILD_TIMEOUT_MS = 180_000;
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const START_TIMEOUT_MS = 30_000;
 /** The query the landing page opens with (src/gateway/http/disclosure.ts). */
@@ -43,13 +50,24 @@ function tempDir(): string {
   return dir;
 }
 
+/** A clean environment: nothing of the test runner's (NODE_ENV=test, …) leaks into the command. */
+function commandEnv(env: Record<string, string>, cwd: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, PORT: '0', LOG_LEVEL: 'warn', ...env };
+}
+
 function start(env: Record<string, string>, cwd: string): Run {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
-    cwd,
-    // A clean environment: nothing of the test runner's (NODE_ENV=test, …) leaks into the command.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], { cwd, env: commandEnv(env, cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+  return track(child);
+}
+
+/** dist/main.js under plain node (no TypeScript loader, as deployed), with an IPC channel to this process. */
+function startCompiled(env: Record<string, string>, cwd: string): Run {
+  const child = fork(COMPILED_MAIN, [], { cwd, env: commandEnv(env, cwd), execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  return track(child);
+}
+
+/** Collects the child's output and exit, and stops it in afterAll if a test did not. */
+function track(child: ChildProcess): Run {
   const output = { stdout: '', stderr: '' };
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
@@ -329,5 +347,54 @@ describe('a bad setting', () => {
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
+  });
+});
+
+describe('npm start: the compiled build under a supervisor (IPC)', () => {
+  beforeAll(async () => {
+    await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: REPO, timeout: BUILD_TIMEOUT_MS });
+  }, BUILD_TIMEOUT_MS);
+
+  it('says it is ready over IPC with its URL, answers with the demo key, and stops with exit 0 when the channel closes', async () => {
+    expect(existsSync(COMPILED_MAIN)).toBe(true);
+    const cwd = tempDir();
+    const run = startCompiled({ V1_DATABASE: ':memory:', V1_SEED_DEVICES: '12', V1_SEED_TRAFFIC: '300' }, cwd);
+    const ready = await within(
+      new Promise<unknown>((resolve, reject) => {
+        run.child.once('message', resolve);
+        run.child.once('exit', (code) => reject(new Error(`exited ${code} before ready; stderr: ${run.output.stderr}`)));
+      }),
+      START_TIMEOUT_MS,
+      'the ready message',
+    );
+    expect(ready).toEqual({ type: 'ready', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/) });
+    const { url } = ready as { url: string };
+    // The message and the banner (on another pipe: it may come in a moment later) name the same gateway.
+    const banner = `GraphQL gateway ready at http://localhost:${new URL(url).port}/graphql\n`;
+    await waitFor(() => run.output.stdout.includes('Demo key'), `the banner (stdout: ${run.output.stdout})`);
+    expect(run.output.stdout.startsWith(banner), run.output.stdout).toBe(true);
+    expect(run.output.stdout).toContain('(database :memory:)');
+    const v1Url = lineAfter(run.output.stdout, 'Embedded v1 reference service at ')?.split(' ')[0] ?? '';
+
+    const response = await postGraphQL<{ protectionDevices: { totalCount: number; nodes: { id: string }[] } }>(
+      url,
+      { query: FIRST_QUERY },
+      { 'x-service-token': 'demo-admin-key' },
+    );
+    expect(response.status).toBe(200);
+    expect(response.errors).toBeUndefined();
+    const v1 = await fetch(`${v1Url}/api/v1/atb?limit=5`, { headers: { 'x-service-token': 'demo-admin-key' } });
+    const page = (await v1.json()) as { total: number; data: { id: number }[] };
+    expect(page.total).toBe(12);
+    expect(response.data?.protectionDevices.totalCount).toBe(12);
+    expect(response.data?.protectionDevices.nodes.map((node) => node.id)).toEqual(page.data.map((device) => String(device.id)));
+
+    // The supervisor goes away: the gateway must not outlive it holding the port.
+    run.child.disconnect();
+    expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    expect(run.output.stderr).toBe('');
+    expect(await refused(Number(new URL(url).port))).toBe(true);
+    // In memory: nothing written where the file database would have gone.
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
   });
 });

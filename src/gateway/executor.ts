@@ -8,7 +8,16 @@
 // rest as before: parsing, validation (with the limits' rules), the document cache, plugins, error
 // formatting. Only `execute` is replaced, and its answers are kept to graphql-js's (below).
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { execute, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  Kind,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { GraphQLError as JitGraphQLError } from 'graphql-jit/dist/error';
 import { LRUCache } from 'lru-cache';
@@ -39,10 +48,10 @@ export function jitExecutor(schema: GraphQLSchema, { cacheSize = DEFAULT_CACHE_S
     let entry = compiled.get(key);
     if (entry === undefined) {
       try {
-        const result = compileQuery(schema, document, operationName);
+        const result = nullableInSkipOrInclude(document, operationName) ? undefined : compileQuery(schema, document, operationName);
         // A document graphql-jit cannot compile runs on graphql-js: no valid operation is refused
         // for the executor's sake.
-        entry = isCompiledQuery(result) ? result : 'graphql-js';
+        entry = result !== undefined && isCompiledQuery(result) ? result : 'graphql-js';
       } catch {
         entry = 'graphql-js';
       }
@@ -72,48 +81,85 @@ export function jitExecutor(schema: GraphQLSchema, { cacheSize = DEFAULT_CACHE_S
  * graphql-jit's field errors, made what graphql-js would have answered:
  * - a scalar's `serialize` error keeps only its message in graphql-jit: the gateway's own (a value
  *   from upstream that the scalar cannot represent) gets its code back;
- * - one error thrown by several fields of an object that it nulled (through a non-null field) is
- *   reported once, at the first of those fields in the document: graphql-js completes an object's
- *   fields in order and gives up at the first that nulls it; graphql-jit completes them all.
+ * - where errors nulled a position of `data` above their own field (through non-null fields), one
+ *   error is kept for it: the first graphql-js would have met (list items by index, fields in
+ *   document order). graphql-js gives up on an object at its first such error; graphql-jit
+ *   completes every field and reports them all.
  */
 function asGraphqlJs(errors: readonly GraphQLError[], data: ExecutionResult['data']): GraphQLError[] {
   const kept: (GraphQLError | undefined)[] = [];
-  // Per parent path: the errors kept there, by what was thrown.
-  const atParent = new Map<string, Map<unknown, number>>();
+  // Per nulled position (the outermost null on the error's path): the error kept for it.
+  const atBoundary = new Map<string, number>();
   for (const error of errors) {
-    const original = error.originalError;
-    if (original === undefined || original === null) {
-      const restored = badUpstreamScalarFromMessage(error.message);
-      kept.push(restored ? located(error, restored) : error);
+    const restored = error.originalError == null ? badUpstreamScalarFromMessage(error.message) : undefined;
+    const candidate = restored ? located(error, restored) : error;
+    const path = error.path ?? [];
+    const boundary = nullBoundary(data, path);
+    // The field's own null (a nullable field that failed, its parent kept): its own error.
+    if (boundary === undefined || boundary.length === path.length) {
+      kept.push(candidate);
       continue;
     }
-    const parentPath = error.path?.slice(0, -1) ?? [];
-    if (valueAt(data, parentPath) !== null) {
-      kept.push(error);
-      continue;
-    }
-    const parent = JSON.stringify(parentPath);
-    let thrown = atParent.get(parent);
-    if (thrown === undefined) atParent.set(parent, (thrown = new Map()));
-    const index = thrown.get(original);
+    const key = JSON.stringify(boundary);
+    const index = atBoundary.get(key);
     if (index === undefined) {
-      thrown.set(original, kept.length);
-      kept.push(error);
-    } else if (before(error, kept[index]!)) {
-      kept[index] = error;
+      atBoundary.set(key, kept.length);
+      kept.push(candidate);
+    } else if (precedes(candidate, kept[index]!)) {
+      kept[index] = candidate;
     }
   }
   return kept.filter((error) => error !== undefined);
 }
 
-/** The value at `path` in `data`; null where the path meets a null. */
-function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+/** The shortest prefix of `path` whose value in `data` is null; undefined when there is none. */
+function nullBoundary(data: unknown, path: readonly (string | number)[]): readonly (string | number)[] | undefined {
   let value = data;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return null;
-    value = (value as Record<string | number, unknown>)[key];
+  for (let i = 0; i <= path.length; i++) {
+    if (value === null || value === undefined) return path.slice(0, i);
+    if (i === path.length || typeof value !== 'object') return undefined;
+    value = (value as Record<string | number, unknown>)[path[i]!];
   }
-  return value ?? null;
+  return undefined;
+}
+
+/** Whether graphql-js would have completed `a` before `b`: list items by index, fields in document order. */
+function precedes(a: GraphQLError, b: GraphQLError): boolean {
+  const [pa, pb] = [a.path ?? [], b.path ?? []];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] === pb[i]) continue;
+    if (typeof pa[i] === 'number' && typeof pb[i] === 'number') return (pa[i] as number) < (pb[i] as number);
+    break;
+  }
+  return before(a, b);
+}
+
+/**
+ * Whether the operation puts a nullable variable in @skip's or @include's `if: Boolean!` (allowed
+ * with a default): sent as null, graphql-js refuses it, and graphql-jit would skip or keep the
+ * field without a word.
+ */
+function nullableInSkipOrInclude(document: DocumentNode, operationName: string | undefined): boolean {
+  const operation = document.definitions.find(
+    (definition): definition is OperationDefinitionNode =>
+      definition.kind === Kind.OPERATION_DEFINITION && (operationName === undefined || definition.name?.value === operationName),
+  );
+  const nullable = new Set(
+    (operation?.variableDefinitions ?? [])
+      .filter((definition) => definition.type.kind !== Kind.NON_NULL_TYPE)
+      .map((definition) => definition.variable.name.value),
+  );
+  if (nullable.size === 0) return false;
+  let found = false;
+  visit(document, {
+    Directive(directive) {
+      if (directive.name.value !== 'skip' && directive.name.value !== 'include') return;
+      for (const argument of directive.arguments ?? []) {
+        if (argument.value.kind === Kind.VARIABLE && nullable.has(argument.value.name.value)) found = true;
+      }
+    },
+  });
+  return found;
 }
 
 function before(a: GraphQLError, b: GraphQLError): boolean {

@@ -1,14 +1,17 @@
 // The gateway's HTTP server as a client meets it: operator endpoints, unknown paths, CORS, CSRF
 // prevention, the body-size limit, slow clients cut by the header and request timeouts, and a
 // client that goes away cancelling the upstream calls made for it.
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
+import { print } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../src/gateway/server.ts';
 import { json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
 import { postGraphQL, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
+import { CreateFrameworkDocument, FrameworkDocument } from './generated/operations.ts';
 
 const BODY_LIMIT = 64 * 1024;
 const HEADERS_TIMEOUT_MS = 300;
@@ -162,6 +165,46 @@ describe('operator endpoints and paths', () => {
     expect(given.headers.get('x-request-id')).toBe('trace-123');
     const made = await fetch(`${origin(stack.gateway)}/healthz`);
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+/** POSTs a JSON body with node's own client, which shows the response head as it came. */
+function rawPost(url: string, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-token': TEST_KEYS.admin } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('GraphQL answers on the wire', () => {
+  it('carry a Content-Length equal to the body in bytes (non-ASCII text included), never chunked', async () => {
+    // Organization 3: the other tests count organization 1's frameworks.
+    const title = 'Sécurité des systèmes — contrôle d’accès ✓ 日本';
+    const input = { title, controls: [{ id: 'É-1', type: 'contrôle', title: 'Accès revu', weight: 1, frequency: '0 9 * * 1', evidenceType: 'document' }] };
+    const created = await rawPost(stack.gateway.url, { query: print(CreateFrameworkDocument), variables: { organizationId: '3', input } });
+    const id = (JSON.parse(created.body.toString('utf8')) as { data: { createSecurityFramework: { id: string } } }).data.createSecurityFramework.id;
+    const read = await rawPost(stack.gateway.url, { query: print(FrameworkDocument), variables: { organizationId: '3', id } });
+    const refused = await rawPost(stack.gateway.url, { query: print(FrameworkDocument), variables: { organizationId: '3', id: ['not', 'an', 'id'] } });
+
+    expect(JSON.parse(read.body.toString('utf8')).data.securityFramework).toMatchObject({ id, title, controls: [{ id: 'É-1', type: 'contrôle' }] });
+    // The answer holds characters of two to four bytes: its length in characters is not its length on the wire.
+    expect(read.body.length).toBeGreaterThan(read.body.toString('utf8').length);
+    expect(refused.status).toBe(400);
+    for (const [label, answer] of [
+      ['the mutation', created],
+      ['the query', read],
+      ['the refused query', refused],
+    ] as const) {
+      expect(answer.headers['content-length'], label).toBe(String(answer.body.length));
+      expect(answer.headers['transfer-encoding'], label).toBeUndefined();
+      expect(answer.headers['content-type'], label).toBe('application/json; charset=utf-8');
+    }
   });
 });
 
