@@ -19,7 +19,7 @@ import type { BenchResults, ShapeResult } from './results.ts';
 import { isSettingError, readSettings, type BenchSettings } from './settings.ts';
 import { buildShapes, type Shape } from './shapes.ts';
 import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
-import { evaluateTargets, isFlat } from './targets.ts';
+import { evaluateReferenceTargets, evaluateTargets, isFlat } from './targets.ts';
 
 /** Shape 1 reads an ordinary device, not the hot one. */
 const TRAFFIC_DEVICE = '2';
@@ -126,6 +126,7 @@ async function main(): Promise<void> {
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
         ...evaluateTargets(results, memoryFigures),
+        ...evaluateReferenceTargets(reference),
       ],
     };
     log(`\n${textReport(report)}`);

@@ -10,6 +10,7 @@
 //   BENCH_DEVICES=1000, BENCH_TRAFFIC=100000, BENCH_HOT_TRAFFIC=1000000   the database's sizes
 //   BENCH_DIR=.bench       database, results.json, results.html
 //   BENCH_GATEWAY_LOG_LEVEL=info, BENCH_GATEWAY_LOG_FILE, BENCH_GATEWAY_PROFILE=1
+//   BENCH_GATEWAY_NODE_FLAGS   extra node flags for the gateway only (e.g. heap sizes, to try them)
 //   BENCH_REFERENCE=0      skip the reference service's search and export figures
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
@@ -37,6 +38,8 @@ export interface BenchSettings {
   gatewayLogFile: string | undefined;
   /** Write a CPU profile of the gateway (`--cpu-prof`) into <dir>/profiles. */
   gatewayProfile: boolean;
+  /** Extra node command-line flags for the gateway alone. */
+  gatewayNodeFlags: string[];
   /** The two-term searches of the reference figures. */
   searches: string[];
   /** Measure the reference service's search and export on the hot device. */
@@ -96,6 +99,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     gatewayLogLevel: read(env, 'BENCH_GATEWAY_LOG_LEVEL') ?? 'info',
     gatewayLogFile: read(env, 'BENCH_GATEWAY_LOG_FILE'),
     gatewayProfile: read(env, 'BENCH_GATEWAY_PROFILE') === '1',
+    gatewayNodeFlags: (read(env, 'BENCH_GATEWAY_NODE_FLAGS') ?? '').split(/\s+/).filter(Boolean),
     searches: (read(env, 'BENCH_SEARCHES') ?? DEFAULT_SEARCHES).split(',').map((search) => search.trim()).filter(Boolean),
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',

@@ -1,7 +1,7 @@
 // The benchmark's processes: the reference v1 service on the benchmark database (seeded when it is
 // not a complete one of the asked sizes), the gateway and the pass-through in front of it, each a
 // child process of run.ts.
-import { existsSync, openSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool, request } from 'undici';
 import { startChild, type BenchChild } from './children.ts';
@@ -12,6 +12,17 @@ const SEED_TIMEOUT_MS = 15 * 60_000;
 const START_TIMEOUT_MS = 60_000;
 /** The gateway as `npm start` runs it (built by `npm run bench` before the run). */
 const GATEWAY_ENTRY = new URL('../../dist/main.js', import.meta.url);
+
+/**
+ * The node flags `npm start` gives the gateway (its heap sizes), read from package.json so that
+ * the benchmark measures the process as it is started, not a copy of its settings.
+ */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const command = /\bnode\s+((?:--\S+\s+)*)dist\/main\.js\b/.exec(pkg.scripts.start);
+  if (!command) throw new Error(`package.json's start script does not run "node [flags] dist/main.js": ${pkg.scripts.start}`);
+  return command[1]!.split(/\s+/).filter(Boolean);
+}
 /** The device that holds the million entries (the seeding's hot device). */
 export const HOT_DEVICE = '1';
 
@@ -121,12 +132,17 @@ export async function startStack(settings: BenchSettings, db: BenchDatabase): Pr
     {
       // Its JSON request logs are written (a real cost of the gateway), to /dev/null unless asked for.
       output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore',
-      nodeOptions: settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : [],
+      nodeOptions: [
+        ...startFlags(),
+        ...settings.gatewayNodeFlags,
+        ...(settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : []),
+      ],
     },
   );
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
   log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);
+  log(`gateway: node ${[...startFlags(), ...settings.gatewayNodeFlags].join(' ')} dist/main.js (as npm start runs it)`);
   return {
     v1: v1.child,
     v1Url: v1.url,

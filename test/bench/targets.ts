@@ -2,6 +2,10 @@
 import type { BenchResults, ShapeResult, TargetCheck } from './results.ts';
 
 export const MEMORY_LIMIT_MB = 200;
+/** The reference service, a million entries on one device. */
+const MAX_SEARCH_P50_MS = 20;
+const MIN_EXPORT_ROWS_PER_S = 200_000;
+const MAX_EXPORT_GROWTH_MB = 64;
 const MIN_RPS_RATIO = 0.6;
 const MAX_P50_RATIO = 1.5;
 /** Calls per request under load may differ by requests cut off when the time ran out. */
@@ -74,6 +78,31 @@ export function evaluateTargets(shapes: ShapeResult[], memory: BenchResults['mem
         : 'not measured (BENCH_SOAK_ROUNDS < 2)',
   });
   return checks;
+}
+
+/** The reference service's targets, on the figures of this run (none when they were not measured). */
+export function evaluateReferenceTargets(reference: BenchResults['reference']): TargetCheck[] {
+  if (reference === null) return [];
+  const label = 'reference service, a million entries on one device';
+  if ('error' in reference) return [{ name: `${label}: measured`, met: false, detail: reference.error }];
+  const { search, export: csv } = reference;
+  return [
+    {
+      name: `${label}: two-term search, page of 10, p50 <= ${MAX_SEARCH_P50_MS} ms`,
+      met: search.p50Ms <= MAX_SEARCH_P50_MS,
+      detail: `p50 ${fixed(search.p50Ms)} ms, p99 ${fixed(search.p99Ms)} ms over ${search.samples} searches of ${reference.entries} entries`,
+    },
+    {
+      name: `${label}: CSV export >= ${MIN_EXPORT_ROWS_PER_S.toLocaleString('en-US')} rows/s`,
+      met: csv.rowsPerSecond >= MIN_EXPORT_ROWS_PER_S,
+      detail: `${csv.rows} rows in ${fixed(csv.seconds)} s: ${fixed(csv.rowsPerSecond, 0)} rows/s`,
+    },
+    {
+      name: `${label}: CSV export peak memory growth <= ${MAX_EXPORT_GROWTH_MB} MB`,
+      met: csv.peakGrowthMB <= MAX_EXPORT_GROWTH_MB,
+      detail: `service RSS ${fixed(csv.rssBeforeMB, 1)} -> peak ${fixed(csv.rssPeakMB, 1)} MB (+${fixed(csv.peakGrowthMB, 1)} MB)`,
+    },
+  ];
 }
 
 /**

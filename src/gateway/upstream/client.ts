@@ -529,6 +529,10 @@ export class V1Client {
     const max = this.#maxBodyBytes;
     const declared = Number(firstHeader(response.headers['content-length']));
     if (declared > max) throw bodyTooLarge(response, max);
+    // A declared length within the cap bounds the body: undici ends it there (more bytes would be
+    // a protocol error on the connection, fewer a failed read). Read whole, it costs less than
+    // iterating its chunks; only a body of unknown length (chunked) is counted as it comes.
+    if (Number.isSafeInteger(declared) && declared >= 0) return response.body.text();
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
