@@ -47,14 +47,9 @@ export function jitExecutor(schema: GraphQLSchema, { cacheSize = DEFAULT_CACHE_S
     const key = `${operationName ?? ''}\n${source}`;
     let entry = compiled.get(key);
     if (entry === undefined) {
-      try {
-        const result = nullableInSkipOrInclude(document, operationName) ? undefined : compileQuery(schema, document, operationName);
-        // A document graphql-jit cannot compile runs on graphql-js: no valid operation is refused
-        // for the executor's sake.
-        entry = result !== undefined && isCompiledQuery(result) ? result : 'graphql-js';
-      } catch {
-        entry = 'graphql-js';
-      }
+      // A document graphql-jit cannot compile, or would read differently, runs on graphql-js: no
+      // valid operation is refused or changed for the executor's sake.
+      entry = nullableInSkipOrInclude(document, operationName) ? 'graphql-js' : compileOrNot(schema, document, operationName);
       compiled.set(key, entry);
     }
     return entry;
@@ -77,6 +72,15 @@ export function jitExecutor(schema: GraphQLSchema, { cacheSize = DEFAULT_CACHE_S
   };
 }
 
+function compileOrNot(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Compiled {
+  try {
+    const result = compileQuery(schema, document, operationName);
+    return isCompiledQuery(result) ? result : 'graphql-js';
+  } catch {
+    return 'graphql-js';
+  }
+}
+
 /**
  * graphql-jit's field errors, made what graphql-js would have answered:
  * - a scalar's `serialize` error keeps only its message in graphql-jit: the gateway's own (a value
@@ -87,7 +91,7 @@ export function jitExecutor(schema: GraphQLSchema, { cacheSize = DEFAULT_CACHE_S
  *   completes every field and reports them all.
  */
 function asGraphqlJs(errors: readonly GraphQLError[], data: ExecutionResult['data']): GraphQLError[] {
-  const kept: (GraphQLError | undefined)[] = [];
+  const kept: GraphQLError[] = [];
   // Per nulled position (the outermost null on the error's path): the error kept for it.
   const atBoundary = new Map<string, number>();
   for (const error of errors) {
@@ -109,7 +113,7 @@ function asGraphqlJs(errors: readonly GraphQLError[], data: ExecutionResult['dat
       kept[index] = candidate;
     }
   }
-  return kept.filter((error) => error !== undefined);
+  return kept;
 }
 
 /** The shortest prefix of `path` whose value in `data` is null; undefined when there is none. */
@@ -131,7 +135,9 @@ function precedes(a: GraphQLError, b: GraphQLError): boolean {
     if (typeof pa[i] === 'number' && typeof pb[i] === 'number') return (pa[i] as number) < (pb[i] as number);
     break;
   }
-  return before(a, b);
+  const [at, bt] = [a.locations?.[0], b.locations?.[0]];
+  if (at === undefined || bt === undefined) return false;
+  return at.line < bt.line || (at.line === bt.line && at.column < bt.column);
 }
 
 /**
@@ -160,12 +166,6 @@ function nullableInSkipOrInclude(document: DocumentNode, operationName: string |
     },
   });
   return found;
-}
-
-function before(a: GraphQLError, b: GraphQLError): boolean {
-  const [at, bt] = [a.locations?.[0], b.locations?.[0]];
-  if (at === undefined || bt === undefined) return false;
-  return at.line < bt.line || (at.line === bt.line && at.column < bt.column);
 }
 
 /** `original` at the place (locations, path) of graphql-jit's `error`. */

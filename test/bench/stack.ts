@@ -116,6 +116,7 @@ async function startV1(settings: BenchSettings, db: BenchDatabase): Promise<{ ch
 }
 
 export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
+  const gatewayFlags = [...startFlags(), ...settings.gatewayNodeFlags];
   if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.js is missing: `npm run bench` builds it (or run `npm run build` first)');
   const v1 = await startV1(settings, db);
   const gateway = startChild(
@@ -133,8 +134,7 @@ export async function startStack(settings: BenchSettings, db: BenchDatabase): Pr
       // Its JSON request logs are written (a real cost of the gateway), to /dev/null unless asked for.
       output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore',
       nodeOptions: [
-        ...startFlags(),
-        ...settings.gatewayNodeFlags,
+        ...gatewayFlags,
         ...(settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : []),
       ],
     },
@@ -142,7 +142,7 @@ export async function startStack(settings: BenchSettings, db: BenchDatabase): Pr
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
   log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);
-  log(`gateway: node ${[...startFlags(), ...settings.gatewayNodeFlags].join(' ')} dist/main.js (as npm start runs it)`);
+  log(`gateway: node ${gatewayFlags.join(' ')} dist/main.js (as npm start runs it)`);
   return {
     v1: v1.child,
     v1Url: v1.url,
