@@ -65,16 +65,25 @@ function checkCount(name: string, value: number, min: number): void {
 
 export function generateDemoData(sizes: Partial<SeedSizes> = {}): DemoData {
   const { devices, traffic, hotTraffic } = { ...DEFAULT_SEED_SIZES, ...sizes };
-  checkCount('devices', devices, 1);
   checkCount('traffic', traffic, 0);
   checkCount('hotTraffic', hotTraffic, 0);
+  return { ...demoCatalogue(), devices: [...demoDevices(devices)] };
+}
+
+/** Everything of the demo data but its devices: organizations, keys, frameworks, web protection. */
+export function demoCatalogue(): Omit<DemoData, 'devices'> {
   return {
     organizations: ORGANIZATIONS.map(organizationRef),
     apiKeys: DEMO_API_KEYS.map((k) => ({ ...k })),
     frameworks: generateFrameworks(),
     webProtectionRecords: generateWebProtectionRecords(),
-    devices: Array.from({ length: devices }, (_, i) => generateDevice(i + 1)),
   };
+}
+
+/** The demo devices, ids 1..count, made one at a time (a million need not sit in memory at once). */
+export function* demoDevices(count: number): Generator<ProtectionDevice> {
+  checkCount('devices', count, 1);
+  for (let id = 1; id <= count; id++) yield generateDevice(id);
 }
 
 /**

@@ -6,7 +6,7 @@ import { findKeyByHash, hashApiKey, storeApiKey } from '../storage/keys.ts';
 import { countOrganizations, insertOrganization } from '../storage/organizations.ts';
 import { analyzeAfterBulkLoad, bulkInsertTraffic } from '../storage/traffic-bulk.ts';
 import { insertWebProtectionRecord } from '../storage/web-protection.ts';
-import { DEFAULT_SEED_SIZES, generateDemoData, generateTraffic } from './generate.ts';
+import { DEFAULT_SEED_SIZES, demoCatalogue, demoDevices, generateTraffic } from './generate.ts';
 import type { DemoApiKey, SeedSizes } from './generate.ts';
 
 export type { DemoApiKey, SeedSizes } from './generate.ts';
@@ -18,15 +18,13 @@ export type { DemoApiKey, SeedSizes } from './generate.ts';
  * on every run).
  */
 export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): DemoApiKey[] {
-  const { devices, traffic, hotTraffic } = {
-    devices: sizes.devices ?? DEFAULT_SEED_SIZES.devices,
-    traffic: sizes.traffic ?? DEFAULT_SEED_SIZES.traffic,
-    hotTraffic: sizes.hotTraffic ?? DEFAULT_SEED_SIZES.hotTraffic,
-  };
-  const data = generateDemoData({ devices, traffic, hotTraffic });
+  const { devices, traffic, hotTraffic } = { ...DEFAULT_SEED_SIZES, ...sizes };
+  const data = demoCatalogue();
+  // Checked before anything is generated: a restart over a seeded database costs nothing.
   if (countOrganizations(db) > 0) {
     return data.apiKeys.filter(({ key }) => findKeyByHash(db, hashApiKey(key)) !== undefined);
   }
+  const deviceList = demoDevices(devices);
   const seed = db.transaction(() => {
     for (const organization of data.organizations) insertOrganization(db, organization);
     for (const { key, organizationId, label } of data.apiKeys) storeApiKey(db, key, organizationId, label);
@@ -46,10 +44,10 @@ export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): DemoApiK
         check: record.check,
       });
     }
-    for (const device of data.devices) insertDevice(db, device);
+    for (const device of deviceList) insertDevice(db, device);
     bulkInsertTraffic(
       db,
-      generateTraffic({ count: traffic, hotCount: hotTraffic, deviceIds: data.devices.map((device) => device.id) }),
+      generateTraffic({ count: traffic, hotCount: hotTraffic, deviceIds: Array.from({ length: devices }, (_, i) => i + 1) }),
     );
   });
   seed.immediate();
