@@ -5,7 +5,8 @@
 // gateway starts. SIGTERM/SIGINT let the requests in flight finish, refuse new connections and
 // exit 0. A bad setting stops the start with one line naming it. `npm start` runs the compiled
 // build: the last suite builds it (`npm run build`; dist/ is not committed) and runs dist/main.js
-// under plain node as a supervisor would, over an IPC channel.
+// under plain node with the start script's flags (its heap cap), as a supervisor would, over an IPC
+// channel, with the default demo data.
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -16,8 +17,10 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SEED_SIZES } from '../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
 import { postGraphQL } from './helpers/gateway.ts';
+import { startFlags } from './helpers/start-script.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -60,9 +63,12 @@ function start(env: Record<string, string>, cwd: string): Run {
   return track(child);
 }
 
-/** dist/main.js under plain node (no TypeScript loader, as deployed), with an IPC channel to this process. */
+/**
+ * dist/main.js as `npm start` runs it: plain node (no TypeScript loader) with the start script's
+ * flags, and an IPC channel to this process.
+ */
 function startCompiled(env: Record<string, string>, cwd: string): Run {
-  const child = fork(COMPILED_MAIN, [], { cwd, env: commandEnv(env, cwd), execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = fork(COMPILED_MAIN, [], { cwd, env: commandEnv(env, cwd), execArgv: startFlags(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   return track(child);
 }
 
@@ -350,6 +356,15 @@ describe('a bad setting', () => {
   });
 });
 
+describe("npm start's node flags", () => {
+  it("are read from package.json's start script, the heap cap among them", () => {
+    const flags = startFlags();
+    expect(flags.length).toBeGreaterThan(0);
+    for (const flag of flags) expect(flag).toMatch(/^--[a-z][a-z0-9-]*(=\S+)?$/);
+    expect(flags).toContainEqual(expect.stringMatching(/^--max-old-space-size=\d+$/));
+  });
+});
+
 describe('npm start: the compiled build under a supervisor (IPC)', () => {
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: REPO, timeout: BUILD_TIMEOUT_MS });
@@ -358,7 +373,8 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
   it('says it is ready over IPC with its URL, answers with the demo key, and stops with exit 0 when the channel closes', async () => {
     expect(existsSync(COMPILED_MAIN)).toBe(true);
     const cwd = tempDir();
-    const run = startCompiled({ V1_DATABASE: ':memory:', V1_SEED_DEVICES: '12', V1_SEED_TRAFFIC: '300' }, cwd);
+    // The default demo data (no seed sizes given), in memory: the embedded default under the heap cap.
+    const run = startCompiled({ V1_DATABASE: ':memory:' }, cwd);
     const ready = await within(
       new Promise<unknown>((resolve, reject) => {
         run.child.once('message', resolve);
@@ -385,8 +401,8 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(response.errors).toBeUndefined();
     const v1 = await fetch(`${v1Url}/api/v1/atb?limit=5`, { headers: { 'x-service-token': 'demo-admin-key' } });
     const page = (await v1.json()) as { total: number; data: { id: number }[] };
-    expect(page.total).toBe(12);
-    expect(response.data?.protectionDevices.totalCount).toBe(12);
+    expect(page.total).toBe(DEFAULT_SEED_SIZES.devices);
+    expect(response.data?.protectionDevices.totalCount).toBe(DEFAULT_SEED_SIZES.devices);
     expect(response.data?.protectionDevices.nodes.map((node) => node.id)).toEqual(page.data.map((device) => String(device.id)));
 
     // The supervisor goes away: the gateway must not outlive it holding the port.

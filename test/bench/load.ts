@@ -4,23 +4,10 @@
 // come from one function for every target.
 import autocannon from 'autocannon';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpMethod } from './shapes.ts';
 
 /** One stretch of load, with every latency kept so that stretches can be put together. */
 export interface LoadSample {
-  runner: 'autocannon' | 'closed-loop';
-  connections: number;
-  elapsedS: number;
-  responses: number;
-  sent: number;
-  non2xx: number;
-  errors: number;
-  bodyErrors: number;
-  /** Milliseconds of each 2xx response. */
-  latencies: number[];
-}
-
-/** One or more stretches of load on one target, summarised. */
-export interface LoadResult {
   runner: 'autocannon' | 'closed-loop';
   connections: number;
   /** Seconds from the first request to the last response. */
@@ -34,6 +21,12 @@ export interface LoadResult {
   errors: number;
   /** 2xx responses whose body said that something failed (GraphQL `errors`, v1 `error` not 0). */
   bodyErrors: number;
+  /** Milliseconds of each 2xx response. */
+  latencies: number[];
+}
+
+/** One or more stretches of load on one target, summarised. */
+export interface LoadResult extends Omit<LoadSample, 'latencies'> {
   rps: number;
   latencyMs: { p50: number; p99: number; mean: number; max: number };
   /** Responses per second of each stretch (their spread shows how noisy the machine was). */
@@ -42,13 +35,13 @@ export interface LoadResult {
 
 export interface HttpTarget {
   url: string;
-  method: 'GET' | 'POST' | 'PUT';
+  method: HttpMethod;
   headers: IncomingHttpHeaders;
   body?: string;
   /** True when a 2xx body is a success. */
   verifyBody?: (body: string | Buffer | undefined) => boolean;
   /** Several requests that each connection sends in turn (instead of one repeated). */
-  requests?: { method: 'GET' | 'POST' | 'PUT'; path: string; body?: string }[];
+  requests?: { method: HttpMethod; path: string; body?: string }[];
 }
 
 export function percentile(sorted: Float64Array, q: number): number {
@@ -125,13 +118,16 @@ export function autocannonLoad(target: HttpTarget, connections: number, length: 
 
 /**
  * `connections` loops, each running `request` again as soon as it settles, for the length. A
- * rejection with a numeric `status` counts as a non-2xx answer, any other as a network error.
+ * rejection with a numeric `status` is an answer: a 2xx one had an error body (as autocannon's
+ * body mismatches), any other is a non-2xx; a rejection without one is a network error. Only
+ * successes give latencies (a failed sequence stops early and would look fast).
  */
 export async function closedLoopLoad(request: () => Promise<void>, connections: number, length: LoadLength): Promise<LoadSample> {
   const latencies: number[] = [];
   let sent = 0;
   let errors = 0;
   let non2xx = 0;
+  let bodyErrors = 0;
   const started = performance.now();
   const more =
     'amount' in length
@@ -145,9 +141,10 @@ export async function closedLoopLoad(request: () => Promise<void>, connections: 
         await request();
         latencies.push(performance.now() - t);
       } catch (error) {
-        // A v1 answer that is not a success carries its status; anything else is a network error.
-        if (typeof (error as { status?: unknown }).status === 'number') non2xx += 1;
-        else errors += 1;
+        const status = (error as { status?: unknown }).status;
+        if (typeof status !== 'number') errors += 1;
+        else if (status >= 200 && status < 300) bodyErrors += 1;
+        else non2xx += 1;
       }
     }
   };
@@ -157,11 +154,11 @@ export async function closedLoopLoad(request: () => Promise<void>, connections: 
     runner: 'closed-loop',
     connections,
     elapsedS,
-    responses: latencies.length + non2xx,
+    responses: latencies.length + non2xx + bodyErrors,
     sent,
     non2xx,
     errors,
-    bodyErrors: 0,
+    bodyErrors,
     latencies,
   };
 }

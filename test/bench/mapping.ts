@@ -149,19 +149,26 @@ export function deviceWithCheck(device: V1Device) {
   };
 }
 
+/** A control's own fields as GraphQL names them (the control type, and its input alike). */
+function controlInput(control: V1Control): FrameworkInput['controls'][number] {
+  return {
+    id: control.id,
+    type: control.type,
+    title: control.title,
+    weight: control.weight,
+    details: control.details,
+    frequency: control.frequency,
+    description: control.description,
+    evidenceType: control.evidence_type,
+  };
+}
+
 export function framework(item: V1Framework) {
   return {
     id: String(item.id),
     title: item.title,
     controls: item.security_frameworks.map((control) => ({
-      id: control.id,
-      type: control.type,
-      title: control.title,
-      weight: control.weight,
-      details: control.details,
-      frequency: control.frequency,
-      description: control.description,
-      evidenceType: control.evidence_type,
+      ...controlInput(control),
       evidences: control.evidences.map((evidence) => ({
         files: evidence.files,
         details: evidence.details,
@@ -180,16 +187,7 @@ export function framework(item: V1Framework) {
 export function frameworkInput(item: V1Framework): FrameworkInput {
   return {
     title: item.title,
-    controls: item.security_frameworks.map((control) => ({
-      id: control.id,
-      type: control.type,
-      title: control.title,
-      weight: control.weight,
-      details: control.details,
-      frequency: control.frequency,
-      description: control.description,
-      evidenceType: control.evidence_type,
-    })),
+    controls: item.security_frameworks.map(controlInput),
   };
 }
 

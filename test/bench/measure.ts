@@ -58,7 +58,9 @@ function directCall(stack: Stack, key: string) {
   };
 }
 
-function runLoad(stack: Stack, shape: Shape, target: TargetName, key: string, connections: number, length: LoadLength): Promise<LoadSample> {
+/** A stretch of load on a target, at the shape's concurrency. */
+function runLoad(stack: Stack, shape: Shape, target: TargetName, key: string, length: LoadLength): Promise<LoadSample> {
+  const { connections } = shape;
   if (target === 'gateway') return autocannonLoad(gatewayTarget(stack, shape, key), connections, length);
   if (target === 'passthrough') return autocannonLoad(plainTarget(stack.passthroughUrl, shape.passthrough, key), connections, length);
   const direct = shape.direct;
@@ -136,16 +138,15 @@ interface Stretch {
  * off at the end, so calls per request are exact).
  */
 async function warmUp(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler): Promise<LoadLength> {
-  const connections = settings.connections ?? shape.connections;
   const stretchS = settings.durationS / settings.rounds;
   if (settings.warmupS === 0) return { durationS: stretchS };
   sampler.mark(`${shape.id} warm-up ${TARGET_LABELS[target]}`);
-  const warm = await runLoad(stack, shape, target, settings.key, connections, { durationS: settings.warmupS });
+  const warm = await runLoad(stack, shape, target, settings.key, { durationS: settings.warmupS });
   // Requests cut off at the warm-up's end may still reach v1 (a saturated gateway works through
   // its backlog after the clients left): count only once v1 has gone quiet.
   await quiet(stack);
   const rps = warm.responses / warm.elapsedS;
-  return rps > 0 ? { amount: Math.max(connections * 4, Math.round(rps * stretchS)) } : { durationS: stretchS };
+  return rps > 0 ? { amount: Math.max(shape.connections * 4, Math.round(rps * stretchS)) } : { durationS: stretchS };
 }
 
 async function stretch(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler, length: LoadLength): Promise<Stretch> {
@@ -155,7 +156,7 @@ async function stretch(stack: Stack, shape: Shape, target: TargetName, settings:
   const callsBefore = await v1Count(stack);
   const cpuBefore = own ? cpuSeconds(own.pid) : 0;
   const v1CpuBefore = cpuSeconds(stack.v1.pid);
-  const load = await runLoad(stack, shape, target, settings.key, settings.connections ?? shape.connections, length);
+  const load = await runLoad(stack, shape, target, settings.key, length);
   // Without a warm-up, requests in flight when the time ran out may still reach v1.
   if ('durationS' in length) await quiet(stack);
   return {
@@ -214,7 +215,7 @@ async function measureTargets(stack: Stack, shape: Shape, settings: BenchSetting
 }
 
 export async function benchShape(stack: Stack, shape: Shape, settings: BenchSettings, sampler: MemorySampler): Promise<ShapeResult> {
-  log(`\n${shape.id}. ${shape.title} (concurrency ${settings.connections ?? shape.connections})`);
+  log(`\n${shape.id}. ${shape.title} (concurrency ${shape.connections})`);
   const verification = await verify(stack, shape, settings.key);
   log(
     `  verified: ${verification.sameData ? 'same data' : `DATA DIFFERS (${verification.dataDifference})`}; v1 calls per request: ` +
@@ -228,7 +229,7 @@ export async function benchShape(stack: Stack, shape: Shape, settings: BenchSett
     id: shape.id,
     name: shape.name,
     title: shape.title,
-    connections: settings.connections ?? shape.connections,
+    connections: shape.connections,
     verification,
     targets,
     ratios: {

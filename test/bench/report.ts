@@ -2,6 +2,7 @@
 // (self-contained: inline SVG charts, no script).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXPORT_FORMATS } from './reference-figures.ts';
 import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type TargetName } from './results.ts';
 import { MEMORY_LIMIT_MB } from './targets.ts';
 
@@ -100,18 +101,13 @@ export function textReport(results: BenchResults): string {
       `Reference service, device ${ref.deviceId} with ${ref.entries.toLocaleString('en')} entries:`,
       `  two-term search, page of 10: p50 ${f(ref.search.p50Ms, 2)} ms, p99 ${f(ref.search.p99Ms, 2)} ms ` +
         `(${ref.search.samples} requests one at a time over ${ref.search.terms}; median ${ref.search.medianMatches.toLocaleString('en')} matches)`,
-      `  CSV export: ${ref.export.rows.toLocaleString('en')} rows, ${f(ref.export.megabytes)} MB in ${f(ref.export.seconds, 2)} s = ` +
-        `${f(ref.export.rowsPerSecond, 0)} rows/s; service RSS ${f(ref.export.rssBeforeMB)} -> peak ${f(ref.export.rssPeakMB)} MB ` +
-        `(growth ${f(ref.export.peakGrowthMB)} MB)`,
-    );
-  }
-
-  const saved = results.savedV1Traffic;
-  if (saved) {
-    if (!ref || 'error' in ref) out.push('', 'Reference service:');
-    out.push(
-      `  saved by test/bench/v1-traffic.ts (${saved.when}, ${saved.deviceTotal.toLocaleString('en')} entries, ${saved.searches} distinct searches): ` +
-        `search p50 ${f(saved.searchP50Ms, 2)} ms, p99 ${f(saved.searchP99Ms, 2)} ms; CSV ${f(saved.csvRowsPerSecond, 0)} rows/s, RSS growth ${f(saved.csvGrowthMB)} MB`,
+      ...EXPORT_FORMATS.map((format) => {
+        const e = ref.exports[format];
+        return (
+          `  ${format.toUpperCase()} export: ${e.rows.toLocaleString('en')} rows, ${f(e.megabytes)} MB in ${f(e.seconds, 2)} s = ` +
+          `${f(e.rowsPerSecond, 0)} rows/s; service RSS ${f(e.rssBeforeMB)} -> peak ${f(e.rssPeakMB)} MB (growth ${f(e.peakGrowthMB)} MB)`
+        );
+      }),
     );
   }
 
@@ -220,7 +216,8 @@ function memoryChart(results: BenchResults): string {
   );
 }
 
-export function htmlReport(results: BenchResults): string {
+/** The page, with `text` (textReport of the same results) as its last section. */
+export function htmlReport(results: BenchResults, text: string): string {
   const s = results.shapes;
   const figureRows = s
     .flatMap((shape) =>
@@ -233,7 +230,6 @@ export function htmlReport(results: BenchResults): string {
   const checks = results.checks
     .map((c) => `<li class="${c.met ? 'met' : 'unmet'}"><b>${c.met ? 'met' : 'NOT MET'}</b> ${escape(c.name)}: ${escape(c.detail)}</li>`)
     .join('');
-  const text = escape(textReport(results));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Gateway benchmark ${escape(results.startedAt)}</title>
 <style>
@@ -257,15 +253,15 @@ ${metricRow(s, '99th percentile latency, p99 (lower is better)', 'ms', (shape, t
 ${memoryChart(results)}
 <h2>Figures</h2>
 <table><tr><th>shape</th><th>target</th><th>conc</th><th>rps</th><th>p50 ms</th><th>p99 ms</th><th>cpu ms/req</th><th>v1 calls/req</th><th>non-2xx/err</th></tr>${figureRows}</table>
-<h2>Report</h2><pre>${text}</pre>
+<h2>Report</h2><pre>${escape(text)}</pre>
 </body></html>
 `;
 }
 
-export function writeReports(results: BenchResults, dir: string): { json: string; html: string } {
+export function writeReports(results: BenchResults, text: string, dir: string): { json: string; html: string } {
   const json = join(dir, 'results.json');
   const html = join(dir, 'results.html');
   writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(html, htmlReport(results));
+  writeFileSync(html, htmlReport(results, text));
   return { json, html };
 }

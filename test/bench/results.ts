@@ -1,7 +1,7 @@
 // What a benchmark run finds, as written to results.json, and the targets it is judged by.
 import type { LoadResult } from './load.ts';
 import type { MemorySample } from './proc.ts';
-import type { ReferenceFigures, SavedV1TrafficFigures } from './reference-figures.ts';
+import type { ReferenceFigures } from './reference-figures.ts';
 import type { BenchSettings } from './settings.ts';
 
 export const TARGETS = ['gateway', 'passthrough', 'direct'] as const;
@@ -94,7 +94,5 @@ export interface BenchResults {
     samples: MemorySample[];
   };
   reference: ReferenceFigures | { error: string } | null;
-  /** What test/bench/v1-traffic.ts saved in the same folder, when it has run. */
-  savedV1Traffic: SavedV1TrafficFigures | null;
   checks: TargetCheck[];
 }

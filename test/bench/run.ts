@@ -13,7 +13,7 @@ import { BenchDatabase } from './database.ts';
 import type { V1Framework } from './mapping.ts';
 import { benchShape, soak, VerificationFailure } from './measure.ts';
 import { memory, MemorySampler } from './proc.ts';
-import { measureReferenceFigures, readSavedV1TrafficFigures } from './reference-figures.ts';
+import { measureReferenceFigures } from './reference-figures.ts';
 import { textReport, writeReports } from './report.ts';
 import type { BenchResults, ShapeResult } from './results.ts';
 import { isSettingError, readSettings, type BenchSettings } from './settings.ts';
@@ -56,9 +56,10 @@ async function main(): Promise<void> {
     const frameworks = await v1Get<{ data: V1Framework[] }>(`${stack.v1Url}/api/v1/organizations/${ORGANIZATION}/security-frameworks`, settings.key);
     const framework = frameworks.data[0];
     if (!framework) throw new Error(`organization ${ORGANIZATION} has no security framework to benchmark`);
-    const shapes = buildShapes({ trafficDeviceId: TRAFFIC_DEVICE, organizationId: ORGANIZATION, framework }).filter((shape) =>
-      settings.shapes.includes(shape.id),
-    );
+    // BENCH_CONNECTIONS, when given, is every shape's concurrency: settled here, once.
+    const shapes = buildShapes({ trafficDeviceId: TRAFFIC_DEVICE, organizationId: ORGANIZATION, framework })
+      .filter((shape) => settings.shapes.includes(shape.id))
+      .map((shape) => ({ ...shape, connections: settings.connections ?? shape.connections }));
 
     const results: ShapeResult[] = [];
     const skipped: BenchResults['skipped'] = [];
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
 
     let reference: BenchResults['reference'] = null;
     if (settings.reference && settings.seed.hotTraffic > 0) {
-      log(`\nReference service: search and CSV export on device ${HOT_DEVICE}`);
+      log(`\nReference service: search, CSV and NDJSON export on device ${HOT_DEVICE}`);
       try {
         reference = await measureReferenceFigures({
           v1Url: stack.v1Url,
@@ -121,7 +122,6 @@ async function main(): Promise<void> {
       shapes: results,
       memory: memoryFigures,
       reference,
-      savedV1Traffic: readSavedV1TrafficFigures(join(settings.dir, 'v1-traffic.json')),
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
@@ -129,8 +129,9 @@ async function main(): Promise<void> {
         ...evaluateReferenceTargets(reference),
       ],
     };
-    log(`\n${textReport(report)}`);
-    const files = writeReports(report, settings.dir);
+    const text = textReport(report);
+    log(`\n${text}`);
+    const files = writeReports(report, text, settings.dir);
     log(`\nWrote ${files.json} and ${files.html}`);
     if (settings.gatewayProfile) log(`The gateway's CPU profile goes to ${join(settings.dir, 'profiles')} when it stops (open it in Chrome DevTools).`);
   } finally {

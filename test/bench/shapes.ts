@@ -21,7 +21,7 @@ export interface Shape {
   id: number;
   name: string;
   title: string;
-  /** Concurrency (autocannon connections) for this shape. */
+  /** Concurrency (autocannon connections) for this shape (run.ts puts BENCH_CONNECTIONS here when given). */
   connections: number;
   graphql: { query: string; variables: Record<string, unknown> };
   passthrough: PlainRequest;

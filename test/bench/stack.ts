@@ -1,9 +1,10 @@
 // The benchmark's processes: the reference v1 service on the benchmark database (seeded when it is
 // not a complete one of the asked sizes), the gateway and the pass-through in front of it, each a
 // child process of run.ts.
-import { existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool, request } from 'undici';
+import { startFlags } from '../helpers/start-script.ts';
 import { startChild, type BenchChild } from './children.ts';
 import type { BenchDatabase } from './database.ts';
 import type { BenchSettings } from './settings.ts';
@@ -13,16 +14,6 @@ const START_TIMEOUT_MS = 60_000;
 /** The gateway as `npm start` runs it (built by `npm run bench` before the run). */
 const GATEWAY_ENTRY = new URL('../../dist/main.js', import.meta.url);
 
-/**
- * The node flags `npm start` gives the gateway (its heap sizes), read from package.json so that
- * the benchmark measures the process as it is started, not a copy of its settings.
- */
-function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-  const command = /\bnode\s+((?:--\S+\s+)*)dist\/main\.js\b/.exec(pkg.scripts.start);
-  if (!command) throw new Error(`package.json's start script does not run "node [flags] dist/main.js": ${pkg.scripts.start}`);
-  return command[1]!.split(/\s+/).filter(Boolean);
-}
 /** The device that holds the million entries (the seeding's hot device). */
 export const HOT_DEVICE = '1';
 
@@ -116,7 +107,12 @@ async function startV1(settings: BenchSettings, db: BenchDatabase): Promise<{ ch
 }
 
 export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
-  const gatewayFlags = [...startFlags(), ...settings.gatewayNodeFlags];
+  // npm start's flags, then BENCH_GATEWAY_NODE_FLAGS and the profiler's: one list, given and logged.
+  const benchFlags = [
+    ...settings.gatewayNodeFlags,
+    ...(settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : []),
+  ];
+  const gatewayFlags = [...startFlags(), ...benchFlags];
   if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.js is missing: `npm run bench` builds it (or run `npm run build` first)');
   const v1 = await startV1(settings, db);
   const gateway = startChild(
@@ -133,16 +129,13 @@ export async function startStack(settings: BenchSettings, db: BenchDatabase): Pr
     {
       // Its JSON request logs are written (a real cost of the gateway), to /dev/null unless asked for.
       output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore',
-      nodeOptions: [
-        ...gatewayFlags,
-        ...(settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : []),
-      ],
+      nodeOptions: gatewayFlags,
     },
   );
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
   log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);
-  log(`gateway: node ${gatewayFlags.join(' ')} dist/main.js (as npm start runs it)`);
+  log(`gateway: node ${gatewayFlags.join(' ')} dist/main.js (npm start's flags${benchFlags.length ? ", then the benchmark's own" : ''})`);
   return {
     v1: v1.child,
     v1Url: v1.url,
