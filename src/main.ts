@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     }
     demoKey = embedded.demoKeys.find((key) => key.organizationId === null)?.key;
   }
-  const upstreamUrl = (config.upstreamUrl ?? embedded!.url).replace(/\/api\/v1\/?$/, '').replace(/\/+$/, '');
+  const upstreamUrl = config.upstreamUrl ?? embedded!.url;
 
   let gateway: Gateway;
   try {

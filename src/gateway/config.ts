@@ -117,7 +117,8 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
   return {
     host: read(env, 'HOST') ?? '127.0.0.1',
     port: integerSetting(env, 'PORT', 4000, 0, 65535),
-    upstreamUrl: urlSetting(env, 'UPSTREAM_URL'),
+    // The service's base URL; one given with the API's own path (`…/api/v1`) means the same service.
+    upstreamUrl: urlSetting(env, 'UPSTREAM_URL')?.replace(/\/api\/v1$/, ''),
     production,
     upstreamTimeoutMs: integerSetting(env, 'UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     operationTimeoutMs: integerSetting(env, 'OPERATION_TIMEOUT_MS', 15_000, 1, 600_000),

@@ -41,6 +41,17 @@ export interface OffsetConnectionOptions<T> extends ConnectionOptions {
 
 export const DEFAULT_MAX_PAGE_SIZE = 100;
 
+/**
+ * The page each connection type returns when the client gives neither `first` nor `last`
+ * (graphql.md, "Connections"); 'all': the frameworks list, which the upstream returns whole. The
+ * resolvers page with these and the cost limit counts with them.
+ */
+export const DEFAULT_PAGE_SIZES = {
+  ProtectionDeviceConnection: 50,
+  TrafficLogConnection: 10,
+  SecurityFrameworkConnection: 'all',
+} as const satisfies Record<string, number | 'all'>;
+
 /** What the arguments ask for, checked before any upstream call. */
 interface Plan {
   codec: CursorCodec;

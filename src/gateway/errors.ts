@@ -1,6 +1,7 @@
 // Every GraphQL error of the gateway is made here (graphql.md, "Errors"), and `formatError` is the
 // last gate before a client: anything that does not carry one of these codes is masked.
 import { GraphQLError, type GraphQLErrorExtensions, type GraphQLFormattedError } from 'graphql';
+import { retryAfterMs } from './upstream/retry.ts';
 
 export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
@@ -218,12 +219,8 @@ export function upstreamError(outcome: UpstreamOutcome, method: string): Upstrea
 
 /** `Retry-After` as whole seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, Math.ceil((at - now) / 1000));
+  const ms = retryAfterMs(value, now);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 // Bounds on what an upstream may put into our errors: its words pass through, at a sane size.
@@ -313,6 +310,3 @@ export function createFormatError(options: FormatErrorOptions = {}): FormatError
     };
   };
 }
-
-/** `createFormatError()` with the defaults: no stack traces, masked errors not reported. */
-export const formatError: FormatError = createFormatError();

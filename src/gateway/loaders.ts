@@ -2,6 +2,7 @@
 // repeated or fanned-out fields cost one upstream call each instead of one per field. They are
 // created per request (never shared across keys), which is also why caching in them is safe.
 import DataLoader from 'dataloader';
+import { isPositiveIntegerId } from './resolvers/arguments.ts';
 import type { V1Client } from './upstream/client.ts';
 import type { WireList, WireProtectionDevice, WireSecurityFramework, WireTrafficLogEntry } from './upstream/wire.ts';
 
@@ -83,7 +84,7 @@ export function createLoaders(client: V1Client): Loaders {
     while (pendingPages.size > 0) await Promise.all(pendingPages);
     // v1 has no single-device read: walk the list in id order until every asked id is seen or
     // the list passes the largest asked id. Ids that are not positive integers cannot exist.
-    const wanted = new Set(ids.filter((id) => /^[1-9]\d{0,15}$/.test(id) && !seen.has(id)));
+    const wanted = new Set(ids.filter((id) => isPositiveIntegerId(id) && !seen.has(id)));
     const maxWanted = Math.max(0, ...[...wanted].map(Number));
     let missing = wanted.size;
     for (let offset = 0; missing > 0; offset += DEVICE_SCAN_PAGE) {

@@ -9,12 +9,17 @@ export const TOKEN_HEADER = 'x-service-token';
 /** Who is calling: the organization its key belongs to, or null for an admin key. */
 export interface Principal {
   organizationId: number | null;
-  label: string;
 }
 
 /**
  * Authenticates a request by its `X-Service-Token` (401 `unauthenticated` when missing, empty or
- * unknown). The lookup is by SHA-256, and the stored hash is compared in constant time.
+ * unknown).
+ *
+ * The key is looked up by its SHA-256, and that is what makes the timing of the lookup harmless:
+ * the index compares hashes, and how far a presented hash matches a stored one tells nothing about
+ * how to choose a key that matches further. The timingSafeEqual below cannot fail (the row was
+ * found by that very hash); it stays because the contract's *Authentication* says, literally, that
+ * the service "compares in constant time".
  */
 export function authenticate(db: Database, req: IncomingMessage): Principal {
   const header = req.headers[TOKEN_HEADER];
@@ -25,7 +30,7 @@ export function authenticate(db: Database, req: IncomingMessage): Principal {
   if (!stored || !timingSafeEqual(stored.keyHash, presented)) {
     throw unauthenticated('The X-Service-Token is not a valid key.');
   }
-  return { organizationId: stored.organizationId, label: stored.label };
+  return { organizationId: stored.organizationId };
 }
 
 /** Whether the principal may see and change records of this organization. */

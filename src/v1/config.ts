@@ -1,4 +1,4 @@
-import type { ConfiguredKey } from './storage/keys.ts';
+import type { ApiKey } from './storage/keys.ts';
 import type { V1ServiceOptions } from './server.ts';
 
 /** A bad setting. The message is one line naming the setting and what is wrong with it. */
@@ -33,11 +33,12 @@ function integerSetting(env: Env, name: string, min: number, max: number): numbe
 
 /**
  * Parses `V1_API_KEYS`: comma-separated `key=organization` pairs, `key=*` for an admin key.
- * Messages name a pair by its position, never by the key.
+ * Messages and labels name a pair by its position, never by the key.
  */
-export function parseApiKeys(text: string | undefined, name = 'V1_API_KEYS'): ConfiguredKey[] {
+export function parseApiKeys(text: string | undefined): ApiKey[] {
+  const name = 'V1_API_KEYS';
   if (text === undefined || text.trim() === '') return [];
-  const keys: ConfiguredKey[] = [];
+  const keys: ApiKey[] = [];
   const seen = new Set<string>();
   text.split(',').forEach((pair, index) => {
     const position = `pair ${index + 1}`;
@@ -73,6 +74,8 @@ export function parseV1Config(env: Env): V1ServiceOptions {
   if (database !== undefined) options.database = database;
   const apiKeys = setting(env, 'V1_API_KEYS');
   if (apiKeys !== undefined) {
+    // Parsed here only to report a bad value before anything starts: the option is the text
+    // itself (the service parses it when it starts), as tests and embedders give it.
     parseApiKeys(apiKeys);
     options.apiKeys = apiKeys;
   }

@@ -37,6 +37,6 @@ try {
   process.on('SIGTERM', stop);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  console.error(error instanceof ConfigError ? message : `v1: cannot start: ${message.split('\n')[0]}`);
+  console.error(`v1: cannot start: ${message.split('\n')[0]}`);
   process.exit(1);
 }

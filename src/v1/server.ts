@@ -12,15 +12,11 @@ import { v1Routes } from './routes/index.ts';
 import { openDatabase } from './storage/database.ts';
 import type { Database } from './storage/database.ts';
 import { replaceConfiguredKeys } from './storage/keys.ts';
+import type { ApiKey } from './storage/keys.ts';
+import type { SeedSizes } from './seed/generate.ts';
 import { seedDemo } from './seed/index.ts';
 import { startTrafficSimulator } from './simulator.ts';
 import type { TrafficSimulator } from './simulator.ts';
-
-export interface SeedSizes {
-  devices?: number;
-  traffic?: number;
-  hotTraffic?: number;
-}
 
 export interface V1ServiceOptions {
   /** Default 127.0.0.1. */
@@ -33,17 +29,11 @@ export interface V1ServiceOptions {
   apiKeys?: string;
   /** `demo` (default) fills an empty database with demo data; `none` leaves it as it is. */
   seed?: 'demo' | 'none';
-  seedSizes?: SeedSizes;
+  seedSizes?: Partial<SeedSizes>;
   /** Traffic entries per second appended by the simulator; 0 (default) is off. */
   simulateTraffic?: number;
   /** Where log lines go (default: stderr). Keys are never logged. */
   logger?: (line: string) => void;
-}
-
-export interface DemoKey {
-  key: string;
-  organizationId: number | null;
-  label: string;
 }
 
 export interface V1Service {
@@ -51,19 +41,19 @@ export interface V1Service {
   port: number;
   db: Database;
   /** The keys demo seeding created in this start (empty when nothing was seeded). */
-  demoKeys: DemoKey[];
+  demoKeys: ApiKey[];
   close(): Promise<void>;
 }
 
 /** Starts the reference v1 service; resolves once it listens. */
 export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1Service> {
   const log = options.logger ?? ((line: string) => console.error(line));
-  const configuredKeys = parseApiKeys(options.apiKeys, 'apiKeys');
+  const configuredKeys = parseApiKeys(options.apiKeys);
   const db = openDatabase(options.database ?? './data/v1.sqlite');
   let simulator: TrafficSimulator | undefined;
   let server: Server | undefined;
   try {
-    let demoKeys: DemoKey[] = [];
+    let demoKeys: ApiKey[] = [];
     if ((options.seed ?? 'demo') === 'demo') {
       // Fills an empty database; on an already-seeded one it writes nothing and reports the demo
       // keys still stored there, so a restart prints them too.

@@ -55,6 +55,12 @@ describe('gateway settings', () => {
     expect(parseGatewayConfig({ INTROSPECTION: 'false', FIELD_SUGGESTIONS: 'off' })).toMatchObject({ introspection: false, fieldSuggestions: false });
   });
 
+  it('takes UPSTREAM_URL with or without the API path: /api/v1 names the same service', () => {
+    expect(parseGatewayConfig({ UPSTREAM_URL: 'https://v1.example.com/api/v1/' }).upstreamUrl).toBe('https://v1.example.com');
+    expect(parseGatewayConfig({ UPSTREAM_URL: 'https://v1.example.com/base/api/v1' }).upstreamUrl).toBe('https://v1.example.com/base');
+    expect(parseGatewayConfig({ UPSTREAM_URL: 'https://v1.example.com/api/v10' }).upstreamUrl).toBe('https://v1.example.com/api/v10');
+  });
+
   it('reads good values, trimming and normalizing them', () => {
     const config = parseGatewayConfig({
       HOST: ' 0.0.0.0 ',

@@ -3,14 +3,12 @@
 // client that goes away cancelling the upstream calls made for it.
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { print } from 'graphql';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
-import { startGateway, type Gateway } from '../../src/gateway/server.ts';
+import type { Gateway } from '../../src/gateway/server.ts';
 import { json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
-import { postGraphQL, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
+import { postGraphQL, startGatewayOn, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 import { CreateFrameworkDocument, FrameworkDocument } from './generated/operations.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -29,16 +27,6 @@ let faulty: { upstream: FaultUpstream; gateway: Gateway; logs: string[] };
 /** A gateway whose upstream does not listen. */
 let orphan: Gateway;
 
-function silentLogger(lines: string[] = []) {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return pino({ level: 'info' }, sink);
-}
-
 beforeAll(async () => {
   stack = await startStack({
     v1: { seed: 'none' },
@@ -51,15 +39,13 @@ beforeAll(async () => {
     }),
   });
   const upstream = await startFaultUpstream();
-  const logs: string[] = [];
-  const gateway = await startGateway({
-    ...parseGatewayConfig({ UPSTREAM_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEOUT_MS: '500' }),
-    port: 0,
-    upstreamUrl: upstream.url,
-    logger: silentLogger(logs),
+  const { gateway, logs } = await startGatewayOn(upstream.url, {
+    UPSTREAM_TIMEOUT_MS: '60000',
+    HEADERS_TIMEOUT_MS: '300',
+    REQUEST_TIMEOUT_MS: '500',
   });
   faulty = { upstream, gateway, logs };
-  orphan = await startGateway({ ...parseGatewayConfig({}), port: 0, upstreamUrl: await refusedUrl(), logger: silentLogger() });
+  orphan = (await startGatewayOn(await refusedUrl())).gateway;
 });
 
 afterAll(async () => {
@@ -71,14 +57,6 @@ afterAll(async () => {
 
 function origin(gateway: Gateway): string {
   return new URL(gateway.url).origin;
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /**
@@ -390,13 +368,15 @@ describe('a client that goes away', () => {
       }),
       signal: client.signal,
     });
-    await waitFor(() => faulty.upstream.calls.length === 2, 'both upstream calls to arrive');
+    // Both upstream calls arrive.
+    await vi.waitUntil(() => faulty.upstream.calls.length === 2, { timeout: 5_000, interval: 20 });
     expect(upstreamClosed).toBe(0);
 
     client.abort();
     await expect(pending).rejects.toThrow();
-    // The upstream deadline is 60 s: only the cancel can close these calls now.
-    await waitFor(() => upstreamClosed === 2, 'the upstream to see both calls closed');
+    // The upstream deadline is 60 s: only the cancel can close these calls now; wait for the
+    // upstream to see both closed.
+    await vi.waitUntil(() => upstreamClosed === 2, { timeout: 5_000, interval: 20 });
     expect(faulty.upstream.calls.map((call) => call.path)).toEqual([
       '/api/v1/organizations/1/security-frameworks',
       '/api/v1/organizations/2/security-frameworks',

@@ -11,7 +11,8 @@ import {
   TrafficTwiceDocument,
   type DeviceLookups25QueryVariables,
 } from './generated/operations.ts';
-import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
+import { DEMO_ADMIN_KEY, startStack, type Stack } from '../helpers/gateway.ts';
+import { expectNoErrors } from '../helpers/connection-checks.ts';
 import type { ProxiedCall } from '../helpers/counting-proxy.ts';
 import { v1Request } from '../helpers/v1.ts';
 
@@ -39,12 +40,6 @@ afterAll(async () => {
 beforeEach(() => {
   stack.proxy.reset();
 });
-
-function expectNoErrors<T>(response: GraphQLResponse<T>): T {
-  expect(response.errors).toBeUndefined();
-  expect(response.status).toBe(200);
-  return response.data as T;
-}
 
 /** A call as `METHOD path` plus its query as sorted pairs, so that parameter order does not matter. */
 function describeCall(call: ProxiedCall) {

@@ -1,8 +1,6 @@
 // What the operator sees: one JSON log line per GraphQL request (with the upstream calls, never
 // the key) and Prometheus metrics at /metrics, for a gateway spoken to over HTTP.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/gateway/observability/logger.ts';
 import { GatewayMetrics } from '../../src/gateway/observability/metrics.ts';
 import { startFaultUpstream, json, sequence } from '../helpers/fault-upstream.ts';
 import { postGraphQL, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
@@ -10,29 +8,17 @@ import { postGraphQL, startStack, TEST_KEYS, type Stack } from '../helpers/gatew
 const KEY = TEST_KEYS.admin;
 const FRAMEWORKS_ROUTE = 'GET /api/v1/organizations/{organizationid}/security-frameworks';
 
-function memoryLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'info', stream }) };
-}
-
 function metricsUrl(stack: Stack): string {
   return new URL('/metrics', stack.gateway.url).href;
 }
 
 describe('observability', () => {
   let stack: Stack;
-  const captured = memoryLogger();
-  const records = () => captured.lines.map((line) => JSON.parse(line) as Record<string, any>);
+  const records = () => stack.logs.map((line) => JSON.parse(line) as Record<string, any>);
   const lineOf = (requestId: string) => records().find((line) => line.requestId === requestId && line.msg === 'graphql request');
 
   beforeAll(async () => {
-    stack = await startStack({ v1: { seed: 'none' }, key: KEY, gateway: { logger: captured.logger } });
+    stack = await startStack({ v1: { seed: 'none' }, key: KEY });
     const frameworks = 'query Frameworks { securityFrameworks(organizationId: 1) { totalCount } }';
     await postGraphQL(stack.gateway.url, { query: frameworks }, { 'x-service-token': KEY, 'x-request-id': 'obs-token' });
     await postGraphQL(stack.gateway.url, { query: frameworks }, { authorization: `Bearer ${KEY}`, 'x-request-id': 'obs-bearer' });
@@ -88,8 +74,8 @@ describe('observability', () => {
       req: { headers: { 'x-service-token': '[redacted]', authorization: '[redacted]' } },
       apiKey: '[redacted]',
     });
-    expect(captured.lines.length).toBeGreaterThanOrEqual(5);
-    for (const line of captured.lines) expect(line).not.toContain(KEY);
+    expect(stack.logs.length).toBeGreaterThanOrEqual(5);
+    for (const line of stack.logs) expect(line).not.toContain(KEY);
   });
 
   it('serves the counters, the upstream histogram and the process metrics at /metrics', async () => {
@@ -108,7 +94,7 @@ describe('observability', () => {
   });
 
   it('keeps the metrics of each gateway apart', async () => {
-    const other = await startStack({ v1: { seed: 'none' }, key: KEY, gateway: { logger: memoryLogger().logger } });
+    const other = await startStack({ v1: { seed: 'none' }, key: KEY });
     try {
       await postGraphQL(other.gateway.url, { query: 'query Elsewhere { securityFrameworks(organizationId: 2) { totalCount } }' }, { 'x-service-token': KEY });
       const text = await (await fetch(metricsUrl(other))).text();
@@ -125,8 +111,7 @@ describe('observability of a retried call', () => {
     const fault = await startFaultUpstream(
       sequence(json(503, { error: 1, messages: ['busy'] }), json(200, { error: 0, messages: [], total: 0, data: [] })),
     );
-    const captured = memoryLogger();
-    const stack = await startStack({ v1: { seed: 'none' }, key: KEY, upstreamUrl: fault.url, gateway: { logger: captured.logger } });
+    const stack = await startStack({ v1: { seed: 'none' }, key: KEY, upstreamUrl: fault.url });
     try {
       const response = await postGraphQL<any>(
         stack.gateway.url,
@@ -135,7 +120,7 @@ describe('observability of a retried call', () => {
       );
       expect(response.errors).toBeUndefined();
       expect(response.data).toEqual({ securityFrameworks: { totalCount: 0 } });
-      const line = captured.lines.map((text) => JSON.parse(text)).find((record) => record.requestId === 'obs-retried');
+      const line = stack.logs.map((text) => JSON.parse(text)).find((record) => record.requestId === 'obs-retried');
       expect(line).toMatchObject({
         outcome: 'ok',
         upstreamCalls: 2,
@@ -148,7 +133,7 @@ describe('observability of a retried call', () => {
       expect(text).toContain(`upstream_retries_total{route="${FRAMEWORKS_ROUTE}"} 1`);
       expect(text).toContain(`upstream_request_duration_seconds_count{route="${FRAMEWORKS_ROUTE}",status="503"} 1`);
       expect(text).toContain(`upstream_request_duration_seconds_count{route="${FRAMEWORKS_ROUTE}",status="200"} 1`);
-      expect(captured.lines.join('\n')).not.toContain(KEY);
+      expect(stack.logs.join('\n')).not.toContain(KEY);
     } finally {
       await stack.close();
       await fault.close();

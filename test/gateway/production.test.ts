@@ -1,13 +1,11 @@
 // NODE_ENV=production (graphql.md, "Running"): no landing page, no introspection, no "Did you
 // mean" suggestions, no stack traces, CSRF prevention on; LANDING_PAGE, INTROSPECTION,
 // FIELD_SUGGESTIONS and STACK_TRACES each turn one back on, and only that one.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
-import { startGateway, type Gateway } from '../../src/gateway/server.ts';
+import type { Gateway } from '../../src/gateway/server.ts';
 import { refusedUrl } from '../helpers/fault-upstream.ts';
-import { postGraphQL, startStack, TEST_KEYS, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
+import { postGraphQL, startGatewayOn, startStack, TEST_KEYS, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
 
 const PRODUCTION = { NODE_ENV: 'production' };
 
@@ -18,18 +16,8 @@ let withSetting: Record<'LANDING_PAGE' | 'INTROSPECTION' | 'FIELD_SUGGESTIONS' |
 /** A production gateway whose upstream is down. */
 let orphan: Gateway;
 
-const quiet = () =>
-  pino(
-    { level: 'info' },
-    new Writable({
-      write(_chunk, _encoding, done) {
-        done();
-      },
-    }),
-  );
-
 async function productionGateway(env: Record<string, string>, upstreamUrl: string): Promise<Gateway> {
-  const gateway = await startGateway({ ...parseGatewayConfig({ ...PRODUCTION, ...env }), port: 0, upstreamUrl, logger: quiet() });
+  const { gateway } = await startGatewayOn(upstreamUrl, { ...PRODUCTION, ...env });
   extra.push(gateway);
   return gateway;
 }

@@ -33,6 +33,16 @@ const ORG_ONE = '/api/v1/organizations/1/security-frameworks';
 const ORG_TWO = '/api/v1/organizations/2/security-frameworks';
 const RECORD = '/api/v1/cloud-defender/3';
 const framework = { id: 5, title: 'ISO 27001', security_frameworks: [] };
+const frameworkWithNullDetails = {
+  ...framework,
+  security_frameworks: [
+    {
+      id: 'A.5.1', type: 'policy', title: 'Policies', weight: 1, details: {}, frequency: '0 9 * * 1', description: 'Policies for security',
+      evidence_type: 'document',
+      evidences: [{ files: [], details: null, datetime: '2026-11-01T09:00:00Z', completed: 1, residual_risk: null, submitted_by: { user_id: 'u1', user_email: 'a@example.com' } }],
+    },
+  ],
+};
 const healthy = json(200, { error: 0, messages: [], total: 1, data: [framework] });
 const location = { line: expect.any(Number), column: expect.any(Number) };
 
@@ -122,6 +132,11 @@ describe('a read: the faulty field is null with its error, the other keeps its d
       code: 'UPSTREAM_BAD_RESPONSE',
       upstream: { status: 200, error: null, messages: [] },
     }],
+    ['an evidence whose details are null (a string in the contract)', json(200, { error: 0, messages: [], total: 1, data: [frameworkWithNullDetails] }), 1,
+      `${MESSAGE.badResponse}: data[0].security_frameworks[0].evidences[0].details: expected a string`, {
+        code: 'UPSTREAM_BAD_RESPONSE',
+        upstream: { status: 200, error: null, messages: [] },
+      }],
     ['a body over the cap', huge(1024 * 1024), 1, `${MESSAGE.badResponse}: body: over the 65536-byte limit`, {
       code: 'UPSTREAM_BAD_RESPONSE',
       upstream: { status: 200, error: null, messages: [] },

@@ -15,6 +15,8 @@ export interface ProxiedCall {
 export interface CountingProxy {
   url: string;
   calls: ProxiedCall[];
+  /** The calls as `METHOD path?query` lines, in the order they came. */
+  lines(): string[];
   reset(): void;
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    lines: () => calls.map((call) => `${call.method} ${call.url}`),
     reset: () => void calls.splice(0),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 // Starts the reference v1 service for a test (port 0, in-memory SQLite) and speaks HTTP to it as
 // a client would; every response is checked against the OpenAPI document.
+import { expect } from 'vitest';
 import { startV1Service } from '../../src/v1/server.ts';
 import type { V1Service, V1ServiceOptions } from '../../src/v1/server.ts';
 import type { Database } from '../../src/v1/storage/database.ts';
@@ -111,3 +112,21 @@ export async function v1Request(
   return { status: response.status, headers: response.headers, body: text, json };
 }
 
+
+/**
+ * A v1 failure envelope: the status, `error` 1, only `error` and `messages`, the messages' codes
+ * and fields in order, and each message with a non-empty text and no other key.
+ */
+export function expectV1Failure(response: V1Response, status: number, expected: { code: string; field?: string }[]): void {
+  expect(response.status).toBe(status);
+  expect(response.json.error).toBe(1);
+  expect(Object.keys(response.json).sort()).toEqual(['error', 'messages']);
+  expect(response.json.messages.map((m: { code: string; field?: string }) => ({ code: m.code, field: m.field }))).toEqual(
+    expected.map(({ code, field }) => ({ code, field })),
+  );
+  for (const message of response.json.messages) {
+    expect(typeof message.message).toBe('string');
+    expect(message.message.length).toBeGreaterThan(0);
+    expect(Object.keys(message).every((key) => ['code', 'message', 'field'].includes(key))).toBe(true);
+  }
+}

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Control, Evidence } from '../../src/v1/records.ts';
 import { addEvidence, createFramework } from '../../src/v1/storage/frameworks.ts';
-import { TEST_KEYS, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1, V1Response } from '../helpers/v1.ts';
+import { TEST_KEYS, expectV1Failure, startTestV1, v1Request } from '../helpers/v1.ts';
+import type { TestV1 } from '../helpers/v1.ts';
 
 const CREATE = '/api/v1/V-Ciso/security-frameworks';
 const list = (org: number | string) => `/api/v1/organizations/${org}/security-frameworks`;
@@ -48,20 +48,6 @@ function evidence(org: number, framework: number, controlId: string, name: strin
     residual_risk: 0.25,
     submitted_by: { user_id: '0b6c2f0e-8d4a-4c55-9a51-3f0a4b8e2c11', user_email: 'auditor@northwind.example' },
   };
-}
-
-function expectFailure(response: V1Response, status: number, expected: { code: string; field?: string }[]): void {
-  expect(response.status).toBe(status);
-  expect(response.json.error).toBe(1);
-  expect(Object.keys(response.json).sort()).toEqual(['error', 'messages']);
-  expect(response.json.messages.map((m: { code: string; field?: string }) => ({ code: m.code, field: m.field }))).toEqual(
-    expected.map(({ code, field }) => ({ code, field })),
-  );
-  for (const message of response.json.messages) {
-    expect(typeof message.message).toBe('string');
-    expect(message.message.length).toBeGreaterThan(0);
-    expect(Object.keys(message).every((key) => ['code', 'message', 'field'].includes(key))).toBe(true);
-  }
 }
 
 let service: TestV1;
@@ -119,13 +105,13 @@ describe('create (operation 1)', () => {
 
   it('needs ?organization= with an admin key, naming an existing organization', async () => {
     const body = { title: 'T', security_frameworks: [] };
-    expectFailure(await create(body, { token: TEST_KEYS.admin }), 400, [{ code: 'validation_failed', field: 'organization' }]);
-    expectFailure(await create(body, { token: TEST_KEYS.admin, org: 999 }), 400, [
+    expectV1Failure(await create(body, { token: TEST_KEYS.admin }), 400, [{ code: 'validation_failed', field: 'organization' }]);
+    expectV1Failure(await create(body, { token: TEST_KEYS.admin, org: 999 }), 400, [
       { code: 'validation_failed', field: 'organization' },
     ]);
     for (const bad of ['0', '-1', 'x', '1.5']) {
       const response = await v1Request(service, 'POST', `${CREATE}?organization=${bad}`, { body });
-      expectFailure(response, 400, [{ code: 'validation_failed', field: 'organization' }]);
+      expectV1Failure(response, 400, [{ code: 'validation_failed', field: 'organization' }]);
     }
     const created = await create(body, { token: TEST_KEYS.admin, org: 3 });
     expect(created.status).toBe(201);
@@ -136,7 +122,7 @@ describe('create (operation 1)', () => {
   it('lets an organization key name its own organization, and refuses another (403)', async () => {
     const body = { title: 'Own', security_frameworks: [] };
     expect((await create(body, { token: TEST_KEYS.org2, org: 2 })).status).toBe(201);
-    expectFailure(await create(body, { token: TEST_KEYS.org2, org: 1 }), 403, [{ code: 'forbidden', field: 'organization' }]);
+    expectV1Failure(await create(body, { token: TEST_KEYS.org2, org: 1 }), 403, [{ code: 'forbidden', field: 'organization' }]);
   });
 });
 
@@ -218,14 +204,14 @@ describe('body rules (create and edit alike)', () => {
 
   for (const { name, body, expected } of cases) {
     it(`rejects ${name} with 400 naming the field, on create and on edit`, async () => {
-      expectFailure(await create(body), 400, expected);
-      expectFailure(await v1Request(service, 'PUT', one(1, editTarget), { token: TEST_KEYS.org1, body }), 400, expected);
+      expectV1Failure(await create(body), 400, expected);
+      expectV1Failure(await v1Request(service, 'PUT', one(1, editTarget), { token: TEST_KEYS.org1, body }), 400, expected);
     });
   }
 
   it('rejects a body that is not an object', async () => {
     for (const body of [[], 'text', 42, null]) {
-      expectFailure(await create(body), 400, [{ code: 'validation_failed' }]);
+      expectV1Failure(await create(body), 400, [{ code: 'validation_failed' }]);
     }
   });
 
@@ -273,7 +259,7 @@ describe('body rules (create and edit alike)', () => {
   });
   it('rejects frequencies that are not five valid cron fields', async () => {
     const controls = badFrequencies.map((frequency, i) => control(`F${i}`, { frequency }));
-    expectFailure(
+    expectV1Failure(
       await create({ title: 'Bad cron', security_frameworks: controls }),
       400,
       badFrequencies.map((_, i) => ({ code: 'validation_failed', field: `security_frameworks.${i}.frequency` })),
@@ -315,18 +301,18 @@ describe('list (operation 2)', () => {
   });
 
   it('is 404 for an organization that does not exist (admin key), 403 for another organization (org key)', async () => {
-    expectFailure(await v1Request(service, 'GET', list(999)), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'GET', list(2), { token: TEST_KEYS.org1 }), 403, [
+    expectV1Failure(await v1Request(service, 'GET', list(999)), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'GET', list(2), { token: TEST_KEYS.org1 }), 403, [
       { code: 'forbidden', field: 'organizationid' },
     ]);
-    expectFailure(await v1Request(service, 'GET', list(999), { token: TEST_KEYS.org1 }), 403, [
+    expectV1Failure(await v1Request(service, 'GET', list(999), { token: TEST_KEYS.org1 }), 403, [
       { code: 'forbidden', field: 'organizationid' },
     ]);
   });
 
   it('rejects an organization id that is not a positive integer', async () => {
     for (const bad of ['0', '-3', 'abc', '1.0', '01', '99999999999999999999']) {
-      expectFailure(await v1Request(service, 'GET', list(bad)), 400, [{ code: 'validation_failed', field: 'organizationid' }]);
+      expectV1Failure(await v1Request(service, 'GET', list(bad)), 400, [{ code: 'validation_failed', field: 'organizationid' }]);
     }
   });
 });
@@ -386,10 +372,10 @@ describe('edit (operation 3)', () => {
   it('is 404 for an unknown framework, another organization\'s framework, or through another organization path', async () => {
     const body = { title: 'T', security_frameworks: [] };
     const ofOrg2 = await createOk('Org 2 only', [], 2);
-    expectFailure(await v1Request(service, 'PUT', one(1, 987654), { body }), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'PUT', one(1, ofOrg2), { token: TEST_KEYS.org1, body }), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'PUT', one(1, ofOrg2), { token: TEST_KEYS.admin, body }), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'PUT', one(2, ofOrg2), { token: TEST_KEYS.org1, body }), 403, [
+    expectV1Failure(await v1Request(service, 'PUT', one(1, 987654), { body }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', one(1, ofOrg2), { token: TEST_KEYS.org1, body }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', one(1, ofOrg2), { token: TEST_KEYS.admin, body }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', one(2, ofOrg2), { token: TEST_KEYS.org1, body }), 403, [
       { code: 'forbidden', field: 'organizationid' },
     ]);
     const untouched = await v1Request(service, 'GET', list(2));
@@ -398,8 +384,8 @@ describe('edit (operation 3)', () => {
 
   it('rejects path ids that are not positive integers, naming each', async () => {
     const body = { title: 'T', security_frameworks: [] };
-    expectFailure(await v1Request(service, 'PUT', one(1, 'x'), { body }), 400, [{ code: 'validation_failed', field: 'frameworkid' }]);
-    expectFailure(await v1Request(service, 'PUT', one('a', 0), { body }), 400, [
+    expectV1Failure(await v1Request(service, 'PUT', one(1, 'x'), { body }), 400, [{ code: 'validation_failed', field: 'frameworkid' }]);
+    expectV1Failure(await v1Request(service, 'PUT', one('a', 0), { body }), 400, [
       { code: 'validation_failed', field: 'organizationid' },
       { code: 'validation_failed', field: 'frameworkid' },
     ]);
@@ -421,8 +407,8 @@ describe('soft delete (operation 4)', () => {
     });
     const listed = await v1Request(service, 'GET', list(1));
     expect(listed.json.data.map((f: { id: number }) => f.id)).not.toContain(id);
-    expectFailure(await v1Request(service, 'DELETE', one(1, id)), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'PUT', one(1, id), { body: { title: 'Back', security_frameworks: [] } }), 404, [
+    expectV1Failure(await v1Request(service, 'DELETE', one(1, id)), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', one(1, id), { body: { title: 'Back', security_frameworks: [] } }), 404, [
       { code: 'not_found' },
     ]);
     // Kept in storage, only marked.
@@ -432,11 +418,11 @@ describe('soft delete (operation 4)', () => {
 
   it('is 404 for another organization\'s framework and 403 through another organization path', async () => {
     const ofOrg2 = await createOk('Not yours', [], 2);
-    expectFailure(await v1Request(service, 'DELETE', one(1, ofOrg2)), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'DELETE', one(2, ofOrg2), { token: TEST_KEYS.org1 }), 403, [
+    expectV1Failure(await v1Request(service, 'DELETE', one(1, ofOrg2)), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'DELETE', one(2, ofOrg2), { token: TEST_KEYS.org1 }), 403, [
       { code: 'forbidden', field: 'organizationid' },
     ]);
-    expectFailure(await v1Request(service, 'DELETE', one(1, '1e3')), 400, [{ code: 'validation_failed', field: 'frameworkid' }]);
+    expectV1Failure(await v1Request(service, 'DELETE', one(1, '1e3')), 400, [{ code: 'validation_failed', field: 'frameworkid' }]);
     const listed = await v1Request(service, 'GET', list(2));
     expect(listed.json.data.map((f: { id: number }) => f.id)).toContain(ofOrg2);
   });

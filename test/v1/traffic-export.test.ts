@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TrafficLogEntry } from '../../src/v1/records.ts';
 import { generateDemoData, generateTraffic } from '../../src/v1/seed/generate.ts';
 import { insertDevice } from '../../src/v1/storage/devices.ts';
@@ -202,14 +202,6 @@ function firstChunk(res: IncomingMessage): Promise<Buffer> {
   });
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 /** A service with one device holding `count` generated entries. */
 async function serviceWithTraffic(count: number, database?: string): Promise<TestV1> {
   const svc = await startTestV1(database === undefined ? {} : { database });
@@ -237,14 +229,18 @@ describe('streaming', () => {
       await new Promise((r) => setTimeout(r, 100));
       expect(() => insertTraffic(svc.db, { ...newestEntry(), device_id: 1 })).toThrow(/busy/);
       res.destroy();
-      await until(() => {
-        try {
-          insertTraffic(svc.db, { ...newestEntry(), device_id: 1 });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'the export released the connection');
+      // The export releases the connection: a write succeeds again.
+      await vi.waitUntil(
+        () => {
+          try {
+            insertTraffic(svc.db, { ...newestEntry(), device_id: 1 });
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { timeout: 2_000, interval: 10 },
+      );
       const after = await v1Request(svc, 'GET', '/api/v1/atb/1/traffic?limit=1');
       expect(after.json.total).toBe(40_001);
     } finally {

@@ -1,5 +1,5 @@
 // The traffic simulator: live entries that the list and the search see at once.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TrafficLogEntry } from '../../src/v1/records.ts';
 import { startTrafficSimulator } from '../../src/v1/simulator.ts';
 import { startTestV1, v1Request } from '../helpers/v1.ts';
@@ -11,21 +11,13 @@ function totalEntries(service: TestV1): number {
   return (service.db.prepare('SELECT count(*) AS n FROM traffic').get() as { n: number }).n;
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 describe('the traffic simulator', () => {
   it('appends entries dated now that the list and the search then serve', async () => {
     const service = await startTestV1({ seed: 'demo', seedSizes: SIZES, simulateTraffic: 200 });
     try {
       const seeded = SIZES.traffic;
       const started = Date.now();
-      await until(() => totalEntries(service) >= seeded + 40, 'the simulator appended entries');
+      await vi.waitUntil(() => totalEntries(service) >= seeded + 40, { timeout: 3_000, interval: 10 });
       service.db.exec(`INSERT INTO traffic_search (traffic_search, rank) VALUES ('integrity-check', 1)`);
 
       let live: TrafficLogEntry | undefined;
@@ -60,7 +52,7 @@ describe('the traffic simulator', () => {
     const service = await startTestV1({ seed: 'demo', seedSizes: SIZES });
     try {
       const simulator = startTrafficSimulator(service.db, 500);
-      await until(() => totalEntries(service) > SIZES.traffic, 'the simulator appended entries');
+      await vi.waitUntil(() => totalEntries(service) > SIZES.traffic, { timeout: 3_000, interval: 10 });
       simulator.stop();
       const stopped = totalEntries(service);
       await new Promise((r) => setTimeout(r, 300));

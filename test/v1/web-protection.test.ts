@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebProtectionCheck, WebProtectionRecord } from '../../src/v1/records.ts';
 import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
-import { TEST_KEYS, TEST_ORGANIZATIONS, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1, V1Response } from '../helpers/v1.ts';
+import { TEST_KEYS, TEST_ORGANIZATIONS, expectV1Failure, startTestV1, v1Request } from '../helpers/v1.ts';
+import type { TestV1 } from '../helpers/v1.ts';
 
 const path = (id: number | string) => `/api/v1/cloud-defender/${id}`;
 
@@ -40,16 +40,6 @@ function seedRecord(organizationId = 1): WebProtectionRecord {
     endpoint: rest.endpoint,
     services: rest.services,
   };
-}
-
-function expectFailure(response: V1Response, status: number, expected: { code: string; field?: string }[]): void {
-  expect(response.status).toBe(status);
-  expect(Object.keys(response.json).sort()).toEqual(['error', 'messages']);
-  expect(response.json.error).toBe(1);
-  expect(response.json.messages.map((m: { code: string; field?: string }) => ({ code: m.code, field: m.field }))).toEqual(
-    expected.map(({ code, field }) => ({ code, field })),
-  );
-  for (const message of response.json.messages) expect(message.message).toEqual(expect.any(String));
 }
 
 beforeAll(async () => {
@@ -100,17 +90,17 @@ describe('edit (operation 5)', () => {
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ error: 0, messages: [], data: { ...record, organization: TEST_ORGANIZATIONS[2] } });
     // Now organization 1's key no longer sees it.
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} }), 404, [{ code: 'not_found' }]);
   });
 
   it('lets an organization key name its own organization but not move a record elsewhere (403)', async () => {
     const record = seedRecord(1);
     const same = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 1 } });
     expect(same.json).toEqual({ error: 0, messages: [], data: record });
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 2 } }), 403, [
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 2 } }), 403, [
       { code: 'forbidden', field: 'organization' },
     ]);
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 999 } }), 403, [
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 999 } }), 403, [
       { code: 'forbidden', field: 'organization' },
     ]);
     const unchanged = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} });
@@ -151,7 +141,7 @@ describe('edit (operation 5)', () => {
       const record = seedRecord();
       const response = await v1Request(service, 'PUT', path(record.id), { body: { [field]: value } });
       const expectedField = field === 'services' && Array.isArray(value) ? `services.${value.length - 1}` : field;
-      expectFailure(response, 400, [{ code: 'validation_failed', field: expectedField }]);
+      expectV1Failure(response, 400, [{ code: 'validation_failed', field: expectedField }]);
       const reread = await v1Request(service, 'PUT', path(record.id), { body: {} });
       expect(reread.json.data).toEqual(record);
     });
@@ -159,17 +149,17 @@ describe('edit (operation 5)', () => {
 
   it('rejects an organization that does not exist (400), with an admin key', async () => {
     const record = seedRecord();
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: { organization: 999 } }), 400, [
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { body: { organization: 999 } }), 400, [
       { code: 'validation_failed', field: 'organization' },
     ]);
   });
 
   it('rejects unknown fields and lists every problem', async () => {
     const record = seedRecord();
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: { fqdn: 'ok.example.com', check: {} } }), 400, [
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { body: { fqdn: 'ok.example.com', check: {} } }), 400, [
       { code: 'unknown_field', field: 'check' },
     ]);
-    expectFailure(
+    expectV1Failure(
       await v1Request(service, 'PUT', path(record.id), { body: { id: 5, fqdn: 'nodot', email: 'x', endpoint: '1.2.3', services: ['cdn', 'waf', 'cdn'] } }),
       400,
       [
@@ -180,16 +170,16 @@ describe('edit (operation 5)', () => {
         { code: 'validation_failed', field: 'services.2' },
       ],
     );
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: [] }), 400, [{ code: 'validation_failed' }]);
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { body: [] }), 400, [{ code: 'validation_failed' }]);
     const reread = await v1Request(service, 'PUT', path(record.id), { body: {} });
     expect(reread.json.data).toEqual(record);
   });
 
   it('is 404 for an unknown id (edit never creates) and for another organization\'s record', async () => {
     const ofOrg2 = seedRecord(2);
-    expectFailure(await v1Request(service, 'PUT', path(987654), { body: { fqdn: 'new.example.com' } }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', path(987654), { body: { fqdn: 'new.example.com' } }), 404, [{ code: 'not_found' }]);
     expect(service.db.prepare('SELECT count(*) AS n FROM web_protection_records WHERE id = 987654').get()).toEqual({ n: 0 });
-    expectFailure(await v1Request(service, 'PUT', path(ofOrg2.id), { token: TEST_KEYS.org1, body: { fqdn: 'stolen.example.com' } }), 404, [
+    expectV1Failure(await v1Request(service, 'PUT', path(ofOrg2.id), { token: TEST_KEYS.org1, body: { fqdn: 'stolen.example.com' } }), 404, [
       { code: 'not_found' },
     ]);
     const reread = await v1Request(service, 'PUT', path(ofOrg2.id), { token: TEST_KEYS.org2, body: {} });
@@ -198,7 +188,7 @@ describe('edit (operation 5)', () => {
 
   it('rejects an id that is not a positive integer', async () => {
     for (const bad of ['0', 'abc', '-1', '2.5']) {
-      expectFailure(await v1Request(service, 'PUT', path(bad), { body: {} }), 400, [{ code: 'validation_failed', field: 'id' }]);
+      expectV1Failure(await v1Request(service, 'PUT', path(bad), { body: {} }), 400, [{ code: 'validation_failed', field: 'id' }]);
     }
   });
 });
@@ -209,15 +199,15 @@ describe('delete (operation 6)', () => {
     const response = await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org2 });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ error: 0, messages: [], data: record });
-    expectFailure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org2 }), 404, [{ code: 'not_found' }]);
-    expectFailure(await v1Request(service, 'PUT', path(record.id), { body: {} }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org2 }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'PUT', path(record.id), { body: {} }), 404, [{ code: 'not_found' }]);
   });
 
   it('is 404 for another organization\'s record (which stays) and 400 for a bad id', async () => {
     const record = seedRecord(2);
-    expectFailure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org1 }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org1 }), 404, [{ code: 'not_found' }]);
     const still = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org2, body: {} });
     expect(still.json.data).toEqual(record);
-    expectFailure(await v1Request(service, 'DELETE', path('x')), 400, [{ code: 'validation_failed', field: 'id' }]);
+    expectV1Failure(await v1Request(service, 'DELETE', path('x')), 400, [{ code: 'validation_failed', field: 'id' }]);
   });
 });

@@ -13,20 +13,14 @@ import {
   type OperationDefinitionNode,
   type TypeNode,
 } from 'graphql';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections.ts';
 import { ErrorCode, GatewayError } from '../errors.ts';
 
-/**
- * The page a connection returns when the client gives neither `first` nor `last`
- * (graphql.md, "Connections"). The frameworks list has no default page (all of them): it is
- * counted at the largest page a client may ask for.
- */
-export const DEFAULT_PAGE_SIZES: Readonly<Record<string, number>> = {
-  ProtectionDeviceConnection: 50,
-  TrafficLogConnection: 10,
-  SecurityFrameworkConnection: 100,
-};
-/** A connection type not in the table above counts at the largest page (graphql.md: 1–100). */
-const LARGEST_PAGE = 100;
+/** A connection's default page; one returned whole counts at the largest page a client may ask for. */
+function defaultPage(typeName: string): number {
+  const size = (DEFAULT_PAGE_SIZES as Readonly<Record<string, number | 'all'>>)[typeName];
+  return typeof size === 'number' ? size : DEFAULT_MAX_PAGE_SIZE;
+}
 
 function pageSize(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
@@ -41,7 +35,7 @@ export const connectionCostEstimator: ComplexityEstimator = ({ field, args, chil
   const isConnection = field.args.some((arg) => arg.name === 'first');
   if (!isConnection) return 1 + childComplexity;
   const typeName = getNamedType(field.type).name;
-  const page = pageSize(args['first']) ?? pageSize(args['last']) ?? DEFAULT_PAGE_SIZES[typeName] ?? LARGEST_PAGE;
+  const page = pageSize(args['first']) ?? pageSize(args['last']) ?? defaultPage(typeName);
   return 1 + childComplexity * page;
 };
 

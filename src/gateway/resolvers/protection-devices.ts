@@ -7,7 +7,7 @@ import type {
   TrafficLogFilter,
   TrafficLogOrder,
 } from '../generated/resolvers.ts';
-import { resolveOffsetConnection, type ConnectionArgs } from '../connections.ts';
+import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../connections.ts';
 import type { GatewayContext } from '../context.ts';
 import { isNotFound } from '../errors.ts';
 import type { WireTrafficLogEntry } from '../upstream/wire.ts';
@@ -58,7 +58,7 @@ export function trafficConnection(deviceId: string, args: TrafficArgs, { loaders
   const search = args.filter?.search?.trim().replace(/\s+/g, ' ') || undefined;
   return resolveOffsetConnection<WireTrafficLogEntry>(args, {
     binding: JSON.stringify(['traffic', id, order, actions ?? null, search ?? null]),
-    defaultSize: 10,
+    defaultSize: DEFAULT_PAGE_SIZES.TrafficLogConnection,
     fetch: async (offset, limit) => {
       const page = await loaders.trafficPages.load({ deviceId: id, query: { limit, offset, order, actions, search } });
       return { total: page.total, items: page.data };
@@ -77,7 +77,7 @@ function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
   const services = normalisedSet(args.filter?.services);
   return resolveOffsetConnection(args, {
     binding: JSON.stringify(['devices', order, organization ?? null, services ?? null]),
-    defaultSize: 50,
+    defaultSize: DEFAULT_PAGE_SIZES.ProtectionDeviceConnection,
     fetch: async (offset, limit) => {
       const page = await loaders.devicePages.load({ limit, offset, order, organization, services });
       return { total: page.total, items: page.data };

@@ -1,7 +1,7 @@
 // Security frameworks: the v1 service lists them per organization (no single read, no paging),
 // so every lookup goes through the per-organization loader and the connection pages in memory.
 import type { Resolvers, SecurityFrameworkInput } from '../generated/resolvers.ts';
-import { connectionFromLoadedList } from '../connections.ts';
+import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../connections.ts';
 import { isNotFound } from '../errors.ts';
 import type { WireSecurityFramework } from '../upstream/wire.ts';
 import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
@@ -43,7 +43,7 @@ export const securityFrameworkResolvers: Resolvers = {
   Query: {
     async securityFrameworks(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: 'all' }, () =>
+      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: DEFAULT_PAGE_SIZES.SecurityFrameworkConnection }, () =>
         loaders.frameworksByOrganization.load(organizationId),
       );
     },

@@ -101,10 +101,6 @@ export class CircuitBreaker {
     return this.#state;
   }
 
-  get options(): CircuitBreakerOptions {
-    return this.#options;
-  }
-
   /** New thresholds apply from the next failure or opening. */
   configure(options: Partial<CircuitBreakerOptions>): void {
     this.#options = { ...this.#options, ...options };

@@ -39,10 +39,10 @@ import { getPool } from './pool.ts';
 import { backoffMs, DEFAULT_BACKOFF, isRetryable, retryAfterMs, retryBudgetFor, type BackoffOptions } from './retry.ts';
 import { fillPath, routeName, routes, type HttpMethod, type Route } from './routes.ts';
 
-export const DEFAULT_DEADLINE_MS = 10_000;
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+const DEFAULT_DEADLINE_MS = 10_000;
+const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Extra attempts of a failed GET (3 attempts in all). */
-export const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRIES = 2;
 /**
  * Less time than this left, and an attempt is not made: it could not be answered in time (and
  * timers may fire a millisecond early, so "the deadline has passed" needs a margin anyway).

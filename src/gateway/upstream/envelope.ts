@@ -111,7 +111,7 @@ const organizationRef = shape({ id: int, name: str, logo: nullable(str) });
 
 const evidence = shape({
   files: arrayOf(str),
-  details: nullable(str),
+  details: str,
   datetime: str,
   completed: int,
   residual_risk: nullable(num),

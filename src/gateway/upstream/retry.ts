@@ -87,11 +87,6 @@ export class RetryBudget {
     return true;
   }
 
-  get tokens(): number {
-    this.#refill();
-    return this.#tokens;
-  }
-
   #refill(): void {
     const now = performance.now();
     this.#tokens = Math.min(this.options.max, this.#tokens + ((now - this.#refilledAt) / 1000) * this.options.perSecond);

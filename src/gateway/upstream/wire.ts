@@ -100,13 +100,6 @@ export interface WireTrafficLogEntry {
   extra: Record<string, string>;
 }
 
-/** One item of `messages` in a failure envelope. */
-export interface WireEnvelopeMessage {
-  code: string;
-  message: string;
-  field?: string;
-}
-
 /** A page of a v1 list operation (operations 2, 7 and 8). */
 export interface WireList<T> {
   total: number;

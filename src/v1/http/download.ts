@@ -8,57 +8,57 @@ export interface DownloadOptions {
   filename: string;
 }
 
-// Lines are gathered into chunks of about this size: one write per line would cost more in
-// syscalls than the encoding itself.
-const CHUNK_BYTES = 64 * 1024;
-
-async function* batched(lines: Iterable<string> | AsyncIterable<string>): AsyncGenerator<string> {
-  let pending = '';
-  for await (const line of lines) {
-    pending += line;
-    if (pending.length >= CHUNK_BYTES) {
-      yield pending;
-      pending = '';
-    }
-  }
-  if (pending !== '') yield pending;
-}
-
 /**
- * Streams a download to the client with backpressure: `lines` (each with its own line ending) is
- * pulled only as fast as the socket drains, so memory does not grow with the export. The first
- * chunk is produced before the headers go out, so a failure there still becomes an envelope; a
- * failure later cuts the connection (the truncated file cannot be mistaken for a whole one, as it
- * lacks the chunked terminator). When the client goes away the source is closed (its `finally`
- * blocks run) and the promise resolves.
+ * Streams a download to the client with backpressure: `chunks` (pieces of the body, read
+ * synchronously, as better-sqlite3 reads rows) is pulled only as fast as the socket drains, so
+ * memory does not grow with the download. The first chunk is taken before the headers go out, so a
+ * failure there still becomes an envelope; a failure later cuts the connection (the truncated file
+ * cannot be mistaken for a whole one, as it lacks the chunked terminator). When the client goes
+ * away the source is closed (its `finally` blocks run) and the promise resolves.
  */
 export async function sendDownload(
   res: ServerResponse,
   { contentType, filename }: DownloadOptions,
-  lines: Iterable<string> | AsyncIterable<string>,
+  chunks: Iterable<string>,
 ): Promise<void> {
-  const chunks = batched(lines);
-  const first = await chunks.next().catch(async (error: unknown) => {
-    await chunks.return(undefined);
-    throw error;
-  });
+  const source = chunks[Symbol.iterator]();
+  // A source that throws here is finished (a generator has run its `finally` blocks): the error
+  // goes to the caller, before anything is written.
+  const first = source.next();
   res.writeHead(200, {
     'Content-Type': contentType,
     'Content-Disposition': `attachment; filename="${filename}"`,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
   });
-  async function* all(): AsyncGenerator<string> {
-    if (!first.done) yield first.value;
-    yield* chunks;
-  }
   try {
-    await pipeline(Readable.from(all(), { objectMode: false }), res);
+    await pipeline(Readable.from(resume(first, source), { objectMode: false }), res);
   } catch (error) {
     if (res.destroyed && !res.writableFinished && isClientGone(error)) return;
     res.destroy();
     throw error;
   }
+}
+
+/**
+ * `first`, then what `source` has left. Closing it closes `source`, also before `first` is read
+ * (a generator's `finally` would not run then, as it would not have started).
+ */
+function resume(first: IteratorResult<string>, source: Iterator<string>): Iterable<string> {
+  let head: IteratorResult<string> | undefined = first;
+  const rest: Iterator<string> = {
+    next() {
+      const result = head ?? source.next();
+      head = undefined;
+      return result;
+    },
+    return() {
+      head = undefined;
+      source.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.iterator]: () => rest };
 }
 
 function isClientGone(error: unknown): boolean {

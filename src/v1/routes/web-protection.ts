@@ -1,25 +1,20 @@
 // Operations 5-6: web protection records (path segment `cloud-defender`).
-import { mayAccess, requireAccess } from '../auth.ts';
+import { requireAccess } from '../auth.ts';
 import { notFound, validationFailed } from '../http/errors.ts';
 import { positiveIntegerParam } from '../http/query.ts';
 import { ok } from '../http/router.ts';
-import type { V1Context, V1Route } from '../http/router.ts';
-import { organizationExists } from '../storage/organizations.ts';
+import type { V1Route } from '../http/router.ts';
 import {
   deleteWebProtectionRecord,
-  getWebProtectionRecord,
+  UNKNOWN_ORGANIZATION,
   updateWebProtectionRecord,
 } from '../storage/web-protection.ts';
 import { parseWebProtectionPatch } from '../validation/web-protection.ts';
 
+// Another organization's record is 404 too: the storage functions, given the key's scope, do not
+// see it.
 function recordNotFound(id: number) {
   return notFound(`Web protection record ${id} does not exist.`);
-}
-
-/** Whether the record exists and the key may see it (another organization's record is 404). */
-function visible(ctx: V1Context, id: number): boolean {
-  const record = getWebProtectionRecord(ctx.db, id);
-  return record !== undefined && mayAccess(ctx.principal, record.organization.id);
 }
 
 export const webProtectionRoutes: readonly V1Route[] = [
@@ -31,14 +26,12 @@ export const webProtectionRoutes: readonly V1Route[] = [
       const id = positiveIntegerParam(ctx.params, 'id');
       const patch = parseWebProtectionPatch(body);
       if (patch.organizationId !== undefined) requireAccess(ctx.principal, patch.organizationId, 'organization');
-      const edit = ctx.db.transaction(() => {
-        if (!visible(ctx, id)) throw recordNotFound(id);
-        if (patch.organizationId !== undefined && !organizationExists(ctx.db, patch.organizationId)) {
-          throw validationFailed(`Organization ${patch.organizationId} does not exist.`, 'organization');
-        }
-        return updateWebProtectionRecord(ctx.db, id, patch);
-      });
-      return ok({ data: edit.immediate() });
+      const record = updateWebProtectionRecord(ctx.db, ctx.principal.organizationId, id, patch);
+      if (record === undefined) throw recordNotFound(id);
+      if (record === UNKNOWN_ORGANIZATION) {
+        throw validationFailed(`Organization ${patch.organizationId} does not exist.`, 'organization');
+      }
+      return ok({ data: record });
     },
   },
   {
@@ -46,11 +39,9 @@ export const webProtectionRoutes: readonly V1Route[] = [
     path: '/api/v1/cloud-defender/:id',
     handler(ctx) {
       const id = positiveIntegerParam(ctx.params, 'id');
-      const remove = ctx.db.transaction(() => {
-        if (!visible(ctx, id)) throw recordNotFound(id);
-        return deleteWebProtectionRecord(ctx.db, id);
-      });
-      return ok({ data: remove.immediate() });
+      const record = deleteWebProtectionRecord(ctx.db, ctx.principal.organizationId, id);
+      if (!record) throw recordNotFound(id);
+      return ok({ data: record });
     },
   },
 ];

@@ -7,17 +7,18 @@ import type {
   SecurityFramework,
   WebProtectionRecord,
 } from '../records.ts';
+import type { ApiKey } from '../storage/keys.ts';
+import type { NewTrafficEntry } from '../storage/traffic.ts';
 import { generateDevice } from './generate/devices.ts';
 import { generateFrameworks } from './generate/frameworks.ts';
 import { DEMO_API_KEYS, ORGANIZATIONS, organizationRef } from './generate/organizations.ts';
 import { createRng, type Rng } from './generate/rng.ts';
 import { DAY, DEMO_END, epochSeconds } from './generate/time.ts';
-import { trafficEntry, type GeneratedTraffic } from './generate/traffic.ts';
+import { trafficEntry } from './generate/traffic.ts';
 import { generateWebProtectionRecords } from './generate/web-protection.ts';
 
 export { createRng, type Rng } from './generate/rng.ts';
 export { DEMO_END } from './generate/time.ts';
-export { TRAFFIC_ACTIONS, type GeneratedTraffic } from './generate/traffic.ts';
 
 export interface SeedSizes {
   devices: number;
@@ -27,12 +28,7 @@ export interface SeedSizes {
 
 export const DEFAULT_SEED_SIZES: SeedSizes = { devices: 60, traffic: 40_000, hotTraffic: 0 };
 
-export interface DemoApiKey {
-  key: string;
-  /** null: an admin key, for all organizations */
-  organizationId: number | null;
-  label: string;
-}
+// One key type (storage/keys.ts); seed/index.ts imports it under this name.
 
 export interface DemoFramework {
   organizationId: number;
@@ -40,13 +36,9 @@ export interface DemoFramework {
   framework: SecurityFramework;
 }
 
-export interface DemoWebProtectionRecord {
-  record: WebProtectionRecord;
-}
-
 export interface DemoData {
   organizations: OrganizationRef[];
-  apiKeys: DemoApiKey[];
+  apiKeys: ApiKey[];
   frameworks: DemoFramework[];
   webProtectionRecords: WebProtectionRecord[];
   devices: ProtectionDevice[];
@@ -99,7 +91,7 @@ export function generateTraffic(opts: {
   deviceIds: number[];
   seed?: number;
   end?: Date;
-}): Iterable<GeneratedTraffic> {
+}): Iterable<NewTrafficEntry> {
   const { count, hotCount = 0, seed = DEFAULT_TRAFFIC_SEED, end = DEMO_END } = opts;
   const deviceIds = [...opts.deviceIds];
   checkCount('count', count, 0);
@@ -110,7 +102,7 @@ export function generateTraffic(opts: {
   if (!Number.isFinite(endSeconds)) throw new RangeError('end must be a valid date');
 
   return {
-    *[Symbol.iterator](): Generator<GeneratedTraffic> {
+    *[Symbol.iterator](): Generator<NewTrafficEntry> {
       const rng = createRng(seed);
       const hotWindow = hotCount > 0 ? DAY : 0;
       // Entry i lands at a random second of the i-th of `count` equal slices of the range, so
@@ -132,7 +124,7 @@ export function generateTraffic(opts: {
 }
 
 /** One live entry for the traffic simulator, dated `at` (to the second). */
-export function makeLiveTrafficEntry(rng: Rng, deviceId: number, at: Date): GeneratedTraffic {
+export function makeLiveTrafficEntry(rng: Rng, deviceId: number, at: Date): NewTrafficEntry {
   checkCount('deviceId', deviceId, 1);
   const seconds = epochSeconds(at);
   if (!Number.isFinite(seconds)) throw new RangeError('at must be a valid date');

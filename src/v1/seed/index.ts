@@ -7,9 +7,8 @@ import { countOrganizations, insertOrganization } from '../storage/organizations
 import { analyzeAfterBulkLoad, bulkInsertTraffic } from '../storage/traffic-bulk.ts';
 import { insertWebProtectionRecord } from '../storage/web-protection.ts';
 import { DEFAULT_SEED_SIZES, demoCatalogue, demoDevices, generateTraffic } from './generate.ts';
-import type { DemoApiKey, SeedSizes } from './generate.ts';
-
-export type { DemoApiKey, SeedSizes } from './generate.ts';
+import type { ApiKey } from '../storage/keys.ts';
+import type { SeedSizes } from './generate.ts';
 
 /**
  * Fills the database with demo data when it has no organization yet, in one transaction, and
@@ -17,7 +16,7 @@ export type { DemoApiKey, SeedSizes } from './generate.ts';
  * organizations nothing is written, and the demo keys it holds are returned (they are the same
  * on every run).
  */
-export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): DemoApiKey[] {
+export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): ApiKey[] {
   const { devices, traffic, hotTraffic } = { ...DEFAULT_SEED_SIZES, ...sizes };
   const data = demoCatalogue();
   // Checked before anything is generated: a restart over a seeded database costs nothing.

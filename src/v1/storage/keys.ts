@@ -2,11 +2,19 @@ import { createHash } from 'node:crypto';
 import type { Database } from './database.ts';
 import { statement } from './database.ts';
 
+/** A key as configuration or demo seeding gives it; only its SHA-256 is stored. */
+export interface ApiKey {
+  key: string;
+  /** null: an admin key, valid for every organization. */
+  organizationId: number | null;
+  /** Says to people where the key came from (never the key). */
+  label: string;
+}
+
 export interface StoredKey {
   keyHash: Buffer;
   /** null: an admin key, valid for every organization. */
   organizationId: number | null;
-  label: string;
 }
 
 /** Where a stored key came from: demo seeding (kept) or `V1_API_KEYS` (replaced on each start). */
@@ -35,14 +43,8 @@ export function storeApiKey(
   ).run(hashApiKey(key), organizationId, label, source);
 }
 
-export interface ConfiguredKey {
-  key: string;
-  organizationId: number | null;
-  label: string;
-}
-
 /** Makes the configured keys exactly `keys`: a key dropped from the configuration stops working. */
-export function replaceConfiguredKeys(db: Database, keys: readonly ConfiguredKey[]): void {
+export function replaceConfiguredKeys(db: Database, keys: readonly ApiKey[]): void {
   db.transaction(() => {
     statement(db, `DELETE FROM api_keys WHERE source = 'config'`).run();
     for (const { key, organizationId, label } of keys) storeApiKey(db, key, organizationId, label, 'config');
@@ -54,15 +56,11 @@ export function replaceConfiguredKeys(db: Database, keys: readonly ConfiguredKey
  * that does not exist authenticates nobody).
  */
 export function findKeyByHash(db: Database, keyHash: Buffer): StoredKey | undefined {
-  const row = statement<[Buffer], { key_hash: Buffer; organization_id: number | null; label: string }>(
+  const row = statement<[Buffer], { key_hash: Buffer; organization_id: number | null }>(
     db,
-    `SELECT k.key_hash, k.organization_id, k.label FROM api_keys k
+    `SELECT k.key_hash, k.organization_id FROM api_keys k
      WHERE k.key_hash = ?
        AND (k.organization_id IS NULL OR EXISTS (SELECT 1 FROM organizations o WHERE o.id = k.organization_id))`,
   ).get(keyHash);
-  return row && { keyHash: row.key_hash, organizationId: row.organization_id, label: row.label };
-}
-
-export function countApiKeys(db: Database): number {
-  return statement<[], { n: number }>(db, 'SELECT count(*) AS n FROM api_keys').get()!.n;
+  return row && { keyHash: row.key_hash, organizationId: row.organization_id };
 }

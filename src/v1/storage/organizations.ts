@@ -20,10 +20,6 @@ export function organizationExists(db: Database, id: number): boolean {
   return statement<[number], { one: number }>(db, 'SELECT 1 AS one FROM organizations WHERE id = ?').get(id) !== undefined;
 }
 
-export function listOrganizations(db: Database): OrganizationRef[] {
-  return statement<[], OrganizationRef>(db, 'SELECT id, name, logo FROM organizations ORDER BY id').all();
-}
-
 export function countOrganizations(db: Database): number {
   return statement<[], { n: number }>(db, 'SELECT count(*) AS n FROM organizations').get()!.n;
 }

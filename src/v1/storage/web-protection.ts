@@ -1,6 +1,7 @@
 import type { WebProtectionCheck, WebProtectionRecord } from '../records.ts';
 import type { Database } from './database.ts';
 import { statement } from './database.ts';
+import { organizationExists } from './organizations.ts';
 
 /** A web protection record as stored: the organization by id. */
 export interface WebProtectionInput {
@@ -84,13 +85,31 @@ export function listWebProtectionRecords(db: Database, organizationId?: number):
   return rows.map(toRecord);
 }
 
-/** Applies the fields present in `patch`; returns the record after the edit. */
+// For a key of `scope`: the records of its organization, or every record when it is null.
+const IN_SCOPE = '(@scope IS NULL OR r.organization_id = @scope)';
+
+/** What an edit answers when `patch` names an organization that does not exist. */
+export const UNKNOWN_ORGANIZATION = 'unknown organization';
+
+/**
+ * Applies the fields present in `patch` to the record, when it exists and is in `scope` (an
+ * organization id, or null for every one), and returns the record after the edit. Undefined when
+ * there is no such record; UNKNOWN_ORGANIZATION, changing nothing, when `patch` moves it to an
+ * organization that does not exist.
+ */
 export function updateWebProtectionRecord(
   db: Database,
+  scope: number | null,
   id: number,
   patch: WebProtectionPatch,
-): WebProtectionRecord | undefined {
+): WebProtectionRecord | typeof UNKNOWN_ORGANIZATION | undefined {
   const update = db.transaction(() => {
+    const found = statement<[{ id: number; scope: number | null }]>(
+      db,
+      `SELECT 1 FROM web_protection_records r WHERE r.id = @id AND ${IN_SCOPE}`,
+    ).get({ id, scope });
+    if (found === undefined) return undefined;
+    if (patch.organizationId !== undefined && !organizationExists(db, patch.organizationId)) return UNKNOWN_ORGANIZATION;
     // COALESCE keeps a column whose new value is not given (none of these columns is nullable).
     statement(
       db,
@@ -114,12 +133,18 @@ export function updateWebProtectionRecord(
   return update.immediate();
 }
 
-/** Removes a record and returns it as it was. */
-export function deleteWebProtectionRecord(db: Database, id: number): WebProtectionRecord | undefined {
+/**
+ * Removes the record, when it exists and is in `scope` (an organization id, or null for every
+ * one), and returns it as it was; undefined when there is no such record.
+ */
+export function deleteWebProtectionRecord(db: Database, scope: number | null, id: number): WebProtectionRecord | undefined {
   const remove = db.transaction(() => {
-    const record = getWebProtectionRecord(db, id);
-    if (record) statement(db, 'DELETE FROM web_protection_records WHERE id = ?').run(id);
-    return record;
+    const row = statement<[{ id: number; scope: number | null }], RecordRow>(
+      db,
+      `${SELECT_RECORD} WHERE r.id = @id AND ${IN_SCOPE}`,
+    ).get({ id, scope });
+    if (row) statement(db, 'DELETE FROM web_protection_records WHERE id = ?').run(id);
+    return row && toRecord(row);
   });
   return remove.immediate();
 }

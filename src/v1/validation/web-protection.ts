@@ -2,7 +2,10 @@ import type { WebProtectionPatch } from '../storage/web-protection.ts';
 import { validationFailed } from '../http/errors.ts';
 import { Problems, characterLength, isPlainObject } from './problems.ts';
 
-/** *Reference only*: the services a web protection record may activate. */
+/**
+ * *Reference only*: the services a web protection record may activate. The demo devices draw
+ * theirs from it too.
+ */
 export const WEB_PROTECTION_SERVICES: readonly string[] = [
   'waf',
   'ddos',

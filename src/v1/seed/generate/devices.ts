@@ -2,13 +2,11 @@
 // whatever the number of devices asked for.
 
 import type { ChartBucket, ProtectionDevice, WebStat } from '../../records.ts';
+import { WEB_PROTECTION_SERVICES } from '../../validation/web-protection.ts';
 import { deviceNetwork, type DeviceNetwork } from './network.ts';
 import { organizationRef } from './organizations.ts';
 import { chance, createRng, int, pick, sample, seedOf, uuidV4, weighted, type Rng } from './rng.ts';
 import { DAY, DEMO_END, HOUR, epochSeconds, rfc3339 } from './time.ts';
-
-/** Services a device or a web application can have activated (the contract's reference set). */
-export const SERVICES = ['waf', 'ddos', 'bot_protection', 'rate_limiting', 'api_protection', 'cdn'] as const;
 
 const DEVICE_TYPES = ['edge-gateway', 'waf-appliance', 'ids-sensor', 'firewall'] as const;
 type DeviceType = (typeof DEVICE_TYPES)[number];
@@ -111,7 +109,7 @@ export function generateDevice(id: number): ProtectionDevice {
   const hourly = int(rng, 400, 20_000);
   const extra = sample(
     rng,
-    SERVICES.filter((s) => !CORE_SERVICES[type].includes(s)),
+    WEB_PROTECTION_SERVICES.filter((s) => !CORE_SERVICES[type].includes(s)),
     int(rng, 0, 4 - CORE_SERVICES[type].length),
   );
   const staff = pick(rng, net.organization.staff);
@@ -135,7 +133,7 @@ export function generateDevice(id: number): ProtectionDevice {
     plugin: plugin(rng, type, net),
     endpoint: net.endpoint,
     privateIP: net.privateIP,
-    services: SERVICES.filter((s) => CORE_SERVICES[type].includes(s) || extra.includes(s)),
+    services: WEB_PROTECTION_SERVICES.filter((s) => CORE_SERVICES[type].includes(s) || extra.includes(s)),
     device_id: net.deviceId,
   };
 }

@@ -2,6 +2,7 @@
 // `.example` top-level domain (RFC 2606) so that no demo address can reach a real mailbox or site.
 
 import type { OrganizationRef } from '../../records.ts';
+import type { ApiKey } from '../../storage/keys.ts';
 
 export interface DemoOrganization extends OrganizationRef {
   /** Mail and web domain of the organization. */
@@ -81,7 +82,7 @@ export function organizationById(id: number): DemoOrganization {
 }
 
 /** Fixed, readable keys: the README lists them, and the seeding prints them. */
-export const DEMO_API_KEYS: readonly { key: string; organizationId: number | null; label: string }[] = [
+export const DEMO_API_KEYS: readonly ApiKey[] = [
   { key: 'demo-admin-key', organizationId: null, label: 'Demo admin key (all organizations)' },
   ...ORGANIZATIONS.map((o) => ({
     key: `demo-org${o.id}-key-${o.slug}`,

@@ -3,16 +3,10 @@
 // pieces, so they agree without parsing; everything that can be is drawn from pools built once.
 // Millions of entries go through `trafficEntry`: keep it to string concatenation and table lookups.
 
-import type { TrafficLogEntry } from '../../records.ts';
+import type { NewTrafficEntry } from '../../storage/traffic.ts';
 import { deviceNetwork, hash32 } from './network.ts';
 import { createRng, int, pick, type Rng } from './rng.ts';
 import { clock, dayFormats } from './time.ts';
-
-export interface GeneratedTraffic extends Omit<TrafficLogEntry, 'id'> {
-  device_id: number;
-}
-
-export const TRAFFIC_ACTIONS = ['allow', 'block', 'challenge', 'log'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Address pools
@@ -309,7 +303,7 @@ function ephemeralPort(rng: Rng): string {
   return String(1024 + Math.floor(rng.next() * 64_511));
 }
 
-function nginxEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
+function nginxEntry(rng: Rng, ctx: DeviceContext, t: number): NewTrafficEntry {
   const hostile = rng.next() < 0.08;
   const src = sourceAddress(rng, hostile ? 0.85 : 0.01);
   let method: string;
@@ -360,7 +354,7 @@ function nginxEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
   };
 }
 
-function wafEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
+function wafEntry(rng: Rng, ctx: DeviceContext, t: number): NewTrafficEntry {
   const rule = pick(rng, WAF_RULES);
   const request = pick(rng, rule.requests);
   const src = sourceAddress(rng, 0.7);
@@ -403,7 +397,7 @@ function wafEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
   };
 }
 
-function idsEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
+function idsEntry(rng: Rng, ctx: DeviceContext, t: number): NewTrafficEntry {
   const sig = pick(rng, IDS_SIGNATURES);
   const src = sourceAddress(rng, 0.6);
   const srcPort = ephemeralPort(rng);
@@ -436,7 +430,7 @@ function idsEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
   };
 }
 
-function firewallEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffic {
+function firewallEntry(rng: Rng, ctx: DeviceContext, t: number): NewTrafficEntry {
   const r = rng.next();
   const verdict = r < 0.65 ? 'BLOCK' : r < 0.9 ? 'ALLOW' : 'AUDIT';
   const target = verdict === 'ALLOW' ? pick(rng, ALLOWED_TARGETS) : pick(rng, BLOCKED_TARGETS);
@@ -479,7 +473,7 @@ function firewallEntry(rng: Rng, ctx: DeviceContext, t: number): GeneratedTraffi
 }
 
 /** One entry of a source drawn by weight: half web access, the rest security events. */
-export function trafficEntry(rng: Rng, deviceId: number, epochSeconds: number): GeneratedTraffic {
+export function trafficEntry(rng: Rng, deviceId: number, epochSeconds: number): NewTrafficEntry {
   const ctx = deviceContext(deviceId);
   const r = rng.next();
   if (r < 0.5) return nginxEntry(rng, ctx, epochSeconds);

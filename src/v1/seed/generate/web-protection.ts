@@ -1,7 +1,8 @@
 // Demo web protection records: four protected web applications per organization.
 
 import type { WebProtectionRecord } from '../../records.ts';
-import { SERVICES, webStats } from './devices.ts';
+import { WEB_PROTECTION_SERVICES } from '../../validation/web-protection.ts';
+import { webStats } from './devices.ts';
 import { ORGANIZATIONS, organizationRef } from './organizations.ts';
 import { createRng, int, pick, sample, seedOf, weighted } from './rng.ts';
 import { DEMO_END, epochSeconds, rfc3339 } from './time.ts';
@@ -29,7 +30,7 @@ export function generateWebProtectionRecords(): WebProtectionRecord[] {
       endpoint: weighted(rng, [1, 0], [9, 1]),
       datetime: rfc3339(end - int(rng, 60, 3600)),
     };
-    const services = sample(rng, SERVICES, int(rng, 1, 4));
+    const services = sample(rng, WEB_PROTECTION_SERVICES, int(rng, 1, 4));
     return {
       id,
       organization: organizationRef(org),
