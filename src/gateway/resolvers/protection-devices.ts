@@ -12,6 +12,7 @@ import type { GatewayContext } from '../context.ts';
 import { isNotFound } from '../errors.ts';
 import type { WireTrafficLogEntry } from '../upstream/wire.ts';
 import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
+import { chartBuckets, webStats } from './statistics.ts';
 
 const DEVICE_ORDER_FIELDS: Record<string, string> = {
   ID: 'id',
@@ -107,14 +108,8 @@ export const protectionDeviceResolvers: Resolvers = {
     traffic: (device, args, context) => trafficConnection(String(device.id), args, context),
   },
   DeviceCheck: {
-    webStat: (check) => check.web_stat,
-    chartStat: (check) => check.chart_stat,
-  },
-  ChartBucket: {
-    bucketStart: (bucket) => bucket.bucket_start,
-    bucketEnd: (bucket) => bucket.bucket_end,
-    totalRequests: (bucket) => bucket.total_requests,
-    maliciousRequests: (bucket) => bucket.malicious_requests,
+    webStat: (check) => webStats(check.web_stat),
+    chartStat: (check) => chartBuckets(check.chart_stat),
   },
   TrafficLogEntry: {
     id: (entry) => String(entry.id),

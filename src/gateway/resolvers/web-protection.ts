@@ -2,6 +2,7 @@
 import type { Resolvers, WebProtectionRecordInput } from '../generated/resolvers.ts';
 import { badUserInput } from '../errors.ts';
 import { requirePositiveId } from './arguments.ts';
+import { webStats } from './statistics.ts';
 import { outcomeOf, valueOf } from './payload.ts';
 
 /** Only the fields the client gave go upstream (the edit is partial); an explicit null cannot be
@@ -34,11 +35,7 @@ export const webProtectionResolvers: Resolvers = {
     id: (record) => String(record.id),
   },
   WebProtectionCheck: {
-    webStat: (check) => check.web_stat,
-  },
-  WebStat: {
-    wafProtection: (stat) => stat.waf_protection,
-    totalManagedRequests: (stat) => stat.total_managed_requests,
+    webStat: (check) => webStats(check.web_stat),
   },
   Organization: {
     id: (organization) => String(organization.id),
