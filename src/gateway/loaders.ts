@@ -33,16 +33,27 @@ export interface Loaders {
   /** Devices by id: all the ids asked in one tick cost at most one paged scan of the list. */
   deviceById: DataLoader<string, WireProtectionDevice | null>;
   /** Pages of one device's traffic, one call per distinct (device, query). */
-  trafficPages: DataLoader<{ deviceId: string; query: TrafficQuery }, WireList<WireTrafficLogEntry>, string>;
+  trafficPages: DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>;
 }
 
-/** A canonical key: the same query spelled with its properties in another order is the same call. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => a.localeCompare(b)))
-      : v,
-  );
+export interface TrafficPageKey {
+  deviceId: string;
+  query: TrafficQuery;
+}
+
+// The loaders' keys: every field of a query in a fixed place, so that equal queries are one
+// call whatever order their properties were written in. Listing the fields by hand costs a
+// fraction of a generic sorted stringify (a fan-out makes 20 keys per operation); the `rest`
+// checks make a field added to a query type a compile error here until the key includes it.
+
+function devicePageKey({ limit, offset, order, organization, services, ...rest }: DeviceListQuery): string {
+  rest satisfies Record<string, never>;
+  return JSON.stringify([limit, offset, order ?? null, organization ?? null, services ?? null]);
+}
+
+function trafficPageKey({ deviceId, query: { limit, offset, order, actions, search, ...rest } }: TrafficPageKey): string {
+  rest satisfies Record<string, never>;
+  return JSON.stringify([deviceId, limit, offset, order ?? null, actions ?? null, search ?? null]);
 }
 
 /** Each key is settled on its own: one failed page must not fail the other pages of the batch. */
@@ -64,7 +75,7 @@ export function createLoaders(client: V1Client): Loaders {
         for (const device of page.data) seen.set(String(device.id), device);
         return page;
       }),
-    { cacheKeyFn: canonical },
+    { cacheKeyFn: devicePageKey },
   );
   const devicePages = {
     load(query: DeviceListQuery) {
@@ -102,9 +113,9 @@ export function createLoaders(client: V1Client): Loaders {
     ),
     devicePages,
     deviceById,
-    trafficPages: new DataLoader<{ deviceId: string; query: TrafficQuery }, WireList<WireTrafficLogEntry>, string>(
+    trafficPages: new DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>(
       (keys) => settleEach(keys, ({ deviceId, query }) => client.listTraffic(deviceId, query)),
-      { cacheKeyFn: canonical },
+      { cacheKeyFn: trafficPageKey },
     ),
   };
 }
