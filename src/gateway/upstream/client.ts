@@ -3,7 +3,7 @@
 // retry budget are per upstream origin, for the whole process. Every method goes through the
 // private `request()`: deadlines, retries of GETs and the breaker are applied there and nowhere else.
 import { EventEmitter } from 'node:events';
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher, type Pool } from 'undici';
 import type {
   WireList,
   WireProtectionDevice,
@@ -21,7 +21,7 @@ import {
   type UpstreamError,
   type UpstreamOutcome,
 } from '../errors.ts';
-import { circuitFor, isAvailabilityFailure, type CircuitBreakerOptions, type CircuitPermit } from './circuit-breaker.ts';
+import { circuitFor, isAvailabilityFailure, type CircuitBreaker, type CircuitBreakerOptions, type CircuitPermit } from './circuit-breaker.ts';
 import {
   ContractViolation,
   checkEnvelope,
@@ -36,7 +36,7 @@ import {
   type SuccessCheck,
 } from './envelope.ts';
 import { getPool } from './pool.ts';
-import { backoffMs, DEFAULT_BACKOFF, isRetryable, retryAfterMs, retryBudgetFor, type BackoffOptions } from './retry.ts';
+import { backoffMs, DEFAULT_BACKOFF, isRetryable, retryAfterMs, retryBudgetFor, type BackoffOptions, type RetryBudget } from './retry.ts';
 import { fillPath, routeName, routes, type HttpMethod, type Route } from './routes.ts';
 
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -244,7 +244,9 @@ function listQuery(q: ListQuery): URLSearchParams {
 }
 
 export class V1Client {
-  readonly #origin: URL;
+  readonly #pool: Pool;
+  readonly #breaker: CircuitBreaker;
+  readonly #budget: RetryBudget;
   readonly #basePath: string;
   readonly #apiKey: string;
   readonly #deadlineMs: number;
@@ -252,7 +254,6 @@ export class V1Client {
   readonly #maxBodyBytes: number;
   readonly #retries: number;
   readonly #backoff: BackoffOptions;
-  readonly #circuit: Partial<CircuitBreakerOptions> | undefined;
   readonly #signal: AbortSignal | undefined;
   readonly #onCall: ((call: CallRecord) => void) | undefined;
   readonly #onRetry: ((retry: RetryRecord) => void) | undefined;
@@ -265,7 +266,11 @@ export class V1Client {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new Error('The upstream base URL must be http or https');
     }
-    this.#origin = base;
+    // The origin's connections, breaker and retry budget are the process's: looked up once here,
+    // not on every call (each lookup parses the URL again).
+    this.#pool = getPool(base);
+    this.#breaker = circuitFor(base, options.circuitBreaker);
+    this.#budget = retryBudgetFor(base);
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
@@ -273,7 +278,6 @@ export class V1Client {
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
-    this.#circuit = options.circuitBreaker;
     this.#signal = options.signal;
     this.#onCall = options.onCall;
     this.#onRetry = options.onRetry;
@@ -372,8 +376,8 @@ export class V1Client {
     const deadline = this.#deadline();
     // Past the operation's deadline nothing is sent: the field fails, the rest of the answer goes.
     if (deadline.at - performance.now() < MIN_ATTEMPT_MS) throw upstreamError({ kind: 'timeout', sent: false }, method);
-    const breaker = circuitFor(this.#origin, this.#circuit);
-    const budget = retryBudgetFor(this.#origin);
+    const breaker = this.#breaker;
+    const budget = this.#budget;
     budget.deposit();
 
     let last: UpstreamError | undefined;
@@ -508,7 +512,7 @@ export class V1Client {
     this.#inflight.add(cancel);
 
     try {
-      const response = await getPool(this.#origin).request({ path, method, headers, body, signal: abort });
+      const response = await this.#pool.request({ path, method, headers, body, signal: abort });
       seen.status = response.statusCode;
       const text = await this.#readCapped(response);
       return { status: response.statusCode, headers: response.headers, text };
