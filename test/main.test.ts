@@ -307,6 +307,20 @@ describe('npm start with UPSTREAM_URL: only the gateway', () => {
       expect(upstream.calls.map((call) => call.path).sort()).toEqual([1, 2, 3, 4].map((id) => `/api/v1/organizations/${id}/security-frameworks`));
     },
   );
+
+  it('writes its JSON log lines to stdout: a quiet gateway within a fraction of a second, the last ones as it exits', async () => {
+    upstream.setBehaviour(json(200, EMPTY_LIST));
+    const run = start({ UPSTREAM_URL: upstream.url, LOG_LEVEL: 'info' }, tempDir());
+    const { url } = await started(run);
+    const answer = await postGraphQL(url, { query: '{ securityFrameworks(organizationId: "1") { totalCount } }' }, { 'x-service-token': 'some-key' });
+    expect(answer.status).toBe(200);
+    // Lines are written in batches under load; alone, this one waits at most the flush interval.
+    await waitFor(() => run.output.stdout.includes('"msg":"graphql request"'), 'the request log line on stdout', 2_000);
+    run.child.kill('SIGTERM');
+    expect(await within(run.exited, 15_000, 'exit after SIGTERM')).toEqual({ code: 0, signal: null });
+    // Logged just before the exit: still in the batch, written as the process exits.
+    expect(run.output.stdout).toContain('"msg":"stopping: finishing requests in flight"');
+  });
 });
 
 describe('a bad setting', () => {
