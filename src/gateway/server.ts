@@ -26,6 +26,10 @@ import { getCircuitState, onCircuitStateChange } from './upstream/circuit-breake
 import { V1Client } from './upstream/client.ts';
 import { closePool } from './upstream/pool.ts';
 
+/** How long `/readyz` waits for the upstream, and the most of its answer it reads (a page of one). */
+const READINESS_DEADLINE_MS = 2_000;
+const READINESS_MAX_BODY_BYTES = 64 * 1024;
+
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
   /** Embedded demo only: the key Sandbox's shared headers start with. */
@@ -192,16 +196,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (getCircuitState(upstreamOrigin) === 'open') {
       return sendJson(res, 503, { status: 'unavailable', reason: 'the upstream failed repeatedly; calls to it are paused' });
     }
-    // The upstream "answers" when it replies with its envelope at all: an unauthenticated call
-    // costs it nothing and needs no key here.
-    try {
-      const answer = await fetch(`${options.upstreamUrl}/api/v1/atb?limit=1`, { signal: AbortSignal.timeout(2000) });
-      const envelope = (await answer.json()) as { error?: unknown };
-      if (typeof envelope.error !== 'number') throw new Error('not a v1 envelope');
-      sendJson(res, 200, { status: 'ready' });
-    } catch {
-      sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
-    }
+    const probe = new V1Client({
+      baseUrl: options.upstreamUrl,
+      apiKey: '',
+      deadlineMs: READINESS_DEADLINE_MS,
+      maxBodyBytes: READINESS_MAX_BODY_BYTES,
+    });
+    if (await probe.answers()) sendJson(res, 200, { status: 'ready' });
+    else sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
   }
 
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {

@@ -7,7 +7,7 @@ import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import type { Gateway } from '../../src/gateway/server.ts';
-import { json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
+import { huge, json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
 import { postGraphQL, startGatewayOn, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 import { CreateFrameworkDocument, FrameworkDocument } from './generated/operations.ts';
 
@@ -114,6 +114,11 @@ describe('operator endpoints and paths', () => {
     faulty.upstream.setBehaviour(notJson);
     const notV1 = await fetch(`${origin(faulty.gateway)}/readyz`);
     expect(notV1.status).toBe(503);
+    // A page of one device is small: an answer past the probe's cap is cut, not read whole (this
+    // one is a valid envelope of 64 MB).
+    faulty.upstream.setBehaviour(huge(64 * 1024 * 1024));
+    const overCap = await fetch(`${origin(faulty.gateway)}/readyz`);
+    expect(overCap.status).toBe(503);
     faulty.upstream.setBehaviour(json(200, { error: 0, messages: [], total: 0, data: [] }));
     const v1Again = await fetch(`${origin(faulty.gateway)}/readyz`);
     expect(v1Again.status).toBe(200);

@@ -359,6 +359,24 @@ export class V1Client {
     });
   }
 
+  // --- Readiness --------------------------------------------------------------------------------
+
+  /**
+   * Whether the upstream answers with its v1 envelope at all (for `/readyz`): one GET of a
+   * one-device page under this client's deadline and body cap, not retried, not counted by the
+   * breaker. It needs no key: a 401's envelope says the service is up as well as a page would.
+   */
+  async answers(): Promise<boolean> {
+    const call = { route: routes.listProtectionDevices, query: listQuery({ limit: 1 }), expect: expectProtectionDeviceList };
+    try {
+      const response = await this.#exchange(call, { status: null }, this.#deadline());
+      return Number.isSafeInteger(parseJsonObject(response.text)?.error);
+    } catch (error) {
+      if (error instanceof AttemptFailed || isCancelled(error)) return false;
+      throw error;
+    }
+  }
+
   // --- The one way out ------------------------------------------------------------------------
 
   /**
