@@ -124,6 +124,34 @@ describe('query limits (default settings)', () => {
     expect(response.upstreamCalls).toBe(0);
   });
 
+  it('refuses a document too large to estimate (fragments spread 65,536 times) as QUERY_TOO_COMPLEX', async () => {
+    const fragments = ['fragment F0 on Query { __typename }'];
+    for (let i = 1; i <= 16; i++) fragments.push(`fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }`);
+    const query = `query { ...F16 }\n${fragments.join('\n')}`;
+    const document = parse(query);
+    expect(estimateCost(buildSchema(), document, document.definitions[0] as OperationDefinitionNode, {})).toBe(Infinity);
+    const response = await send(stack, { query });
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', maxCost: 20_000 });
+    expect(response.errors?.[0]?.message).toContain('too large to estimate');
+  });
+
+  it('refuses a null sent as the `if` of @include or @skip: BAD_USER_INPUT, 400, no upstream call', async () => {
+    const query = (directive: string) => `query ($on: Boolean = true) { protectionDevices(first: 1) @${directive}(if: $on) { totalCount } }`;
+    for (const directive of ['include', 'skip']) {
+      const response = await send(stack, { query: query(directive), variables: { on: null } });
+      expect(response.status, directive).toBe(400);
+      expect(response.errors, directive).toEqual([
+        { message: `The "if" of @${directive} must be true or false, not null.`, extensions: { code: 'BAD_USER_INPUT' } },
+      ]);
+      expect(response.upstreamCalls, directive).toBe(0);
+    }
+    // Left out, the variable takes its default.
+    const defaulted = await send(stack, { query: query('include'), variables: {} });
+    expect(defaulted.status).toBe(200);
+    expect(defaulted.upstreamCalls).toBe(1);
+  });
+
   it("lets Sandbox's introspection query through", async () => {
     const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, schemaDescription: true, directiveIsRepeatable: true, specifiedByUrl: true });
     const response = await send(stack, { query, operationName: 'IntrospectionQuery' });

@@ -5,9 +5,13 @@ import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import {
   GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
   Kind,
+  getDirectiveValues,
   getNamedType,
   getVariableValues,
+  visit,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -43,7 +47,7 @@ export const connectionCostEstimator: ComplexityEstimator = ({ field, args, chil
  * The estimated cost of the operation, or undefined when the variables do not fit their
  * definitions (execution then refuses them with its own BAD_USER_INPUT, before any resolver).
  * A document too large to estimate (graphql-query-complexity stops at 10,000 nodes, which
- * repeated fragment spreads can reach) costs Infinity.
+ * repeated fragment spreads can reach) costs Infinity. Throws BAD_USER_INPUT for a null `if`.
  */
 export function estimateCost(
   schema: GraphQLSchema,
@@ -70,9 +74,44 @@ function complexity(
   try {
     return getComplexity({ schema, query: single, variables: variables ?? {}, estimators: [connectionCostEstimator] });
   } catch (error) {
-    if (error instanceof GraphQLError) return Infinity;
-    throw error;
+    if (!(error instanceof GraphQLError)) throw error;
+    // The estimator evaluates @include and @skip as execution would, so it is the first to meet a
+    // null sent as their `if`; otherwise the document was too large to estimate.
+    const nullCondition = nullConditionError(single, coercedValues(schema, operation, variables));
+    if (nullCondition) throw nullCondition;
+    return Infinity;
   }
+}
+
+function coercedValues(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined) {
+  return getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).coerced ?? {};
+}
+
+/**
+ * A null given (through a nullable variable with a default) as the `if` of an @include or @skip:
+ * the client's input is wrong, and says so as BAD_USER_INPUT with HTTP 400. graphql-js would
+ * fail the whole operation with an error that has no code (masked as INTERNAL_SERVER_ERROR).
+ */
+function nullConditionError(document: DocumentNode, variables: Record<string, unknown>): GatewayError | undefined {
+  let found: GatewayError | undefined;
+  visit(document, {
+    enter(node) {
+      if (found || !('directives' in node) || !node.directives?.length) return;
+      if (node.kind !== Kind.FIELD && node.kind !== Kind.FRAGMENT_SPREAD && node.kind !== Kind.INLINE_FRAGMENT) return;
+      for (const directive of [GraphQLIncludeDirective, GraphQLSkipDirective]) {
+        try {
+          getDirectiveValues(directive, node, variables);
+        } catch {
+          found = new GatewayError(`The "if" of @${directive.name} must be true or false, not null.`, {
+            code: ErrorCode.BAD_USER_INPUT,
+            http: { status: 400 },
+          });
+          return;
+        }
+      }
+    },
+  });
+  return found;
 }
 
 export class QueryTooComplexError extends GatewayError {
