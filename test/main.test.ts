@@ -379,6 +379,20 @@ describe("npm start's node flags", () => {
   });
 });
 
+/** The URL the compiled gateway sends over IPC once it listens. */
+async function readyOverIpc(run: Run): Promise<string> {
+  const ready = await within(
+    new Promise<unknown>((resolve, reject) => {
+      run.child.once('message', resolve);
+      run.child.once('exit', (code) => reject(new Error(`exited ${code} before ready; stderr: ${run.output.stderr}`)));
+    }),
+    START_TIMEOUT_MS,
+    'the ready message',
+  );
+  expect(ready).toEqual({ type: 'ready', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/) });
+  return (ready as { url: string }).url;
+}
+
 describe('npm start: the compiled build under a supervisor (IPC)', () => {
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: REPO, timeout: BUILD_TIMEOUT_MS });
@@ -389,16 +403,7 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     const cwd = tempDir();
     // The default demo data (no seed sizes given), in memory: the embedded default under the heap cap.
     const run = startCompiled({ V1_DATABASE: ':memory:' }, cwd);
-    const ready = await within(
-      new Promise<unknown>((resolve, reject) => {
-        run.child.once('message', resolve);
-        run.child.once('exit', (code) => reject(new Error(`exited ${code} before ready; stderr: ${run.output.stderr}`)));
-      }),
-      START_TIMEOUT_MS,
-      'the ready message',
-    );
-    expect(ready).toEqual({ type: 'ready', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/) });
-    const { url } = ready as { url: string };
+    const url = await readyOverIpc(run);
     // The message and the banner (on another pipe: it may come in a moment later) name the same gateway.
     const banner = `GraphQL gateway ready at http://localhost:${new URL(url).port}/graphql\n`;
     await waitFor(() => run.output.stdout.includes('Demo key'), `the banner (stdout: ${run.output.stdout})`);
@@ -427,4 +432,37 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     // In memory: nothing written where the file database would have gone.
     expect(existsSync(join(cwd, 'data'))).toBe(false);
   });
+
+  it('answers a stream of 1,500 distinct operations under its heap cap: the caches they fill are bounded', async () => {
+    const upstream = await startFaultUpstream(json(200, EMPTY_LIST));
+    try {
+      const run = startCompiled({ UPSTREAM_URL: upstream.url }, tempDir());
+      const url = await readyOverIpc(run);
+      // A page of devices with their statistics: compiled, it holds some 130 KB; 1,500 of them kept
+      // would be twice the heap (the gateway used to stop, out of memory, after about 700).
+      const operation = (i: number) => `query Page${i} { page${i}: protectionDevices(first: 2) {
+        totalCount nodes { id deviceId type email endpoint privateIp atbKey services organization { id name logo }
+          check { status stat { vpn dnsbl iplist datetime } webStat { datetime wafProtection totalManagedRequests }
+            chartStat { bucketStart bucketEnd totalRequests maliciousRequests } } } } }`;
+      const failed: string[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < 1_500 && run.child.exitCode === null) {
+            const i = next++;
+            const answer = await postGraphQL<Record<string, { totalCount: number }>>(url, { query: operation(i) }, { 'x-service-token': 'some-key' }).catch(
+              (error: unknown) => ({ status: 0, data: undefined, errors: [{ message: String(error) }] }),
+            );
+            if (answer.status !== 200 || answer.errors || answer.data?.[`page${i}`]?.totalCount !== 0) failed.push(`${i}: ${answer.status}`);
+          }
+        }),
+      );
+      expect(failed.slice(0, 5), run.output.stderr.slice(0, 500)).toEqual([]);
+      expect(next).toBe(1_500);
+      run.child.disconnect();
+      expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    } finally {
+      await upstream.close();
+    }
+  }, 120_000);
 });

@@ -25,10 +25,20 @@ import { badUpstreamScalarFromMessage } from './schema.ts';
 
 /** Compiled operations kept; each is generated code, so the cache is bounded. */
 const DEFAULT_CACHE_SIZE = 1_000;
+/**
+ * And bounded in memory, under `npm start`'s 128 MB heap: a compiled operation holds its document
+ * and closures for every field, about 130 KB for a page of devices with their statistics (460
+ * characters of query). Counted by the query's length, with room to spare: 16 MiB is some 120
+ * such pages, or the 1,000 entries of small operations.
+ */
+const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
+const compiledBytes = (key: string): number => 16 * 1024 + 320 * key.length;
 
 export interface JitExecutorOptions {
   /** Compiled operations kept (least recently used go first). */
   cacheSize?: number;
+  /** Estimated memory of the compiled operations kept. */
+  cacheBytes?: number;
 }
 
 type Compiled = CompiledQuery | 'graphql-js';
@@ -39,10 +49,17 @@ type Variables = Record<string, unknown> | undefined;
  * The executor: the compiled operation for the document and operation name (compiled on first
  * use), run with the request's context and variables.
  */
-export function jitExecutor(schema: GraphQLSchema, { cacheSize = DEFAULT_CACHE_SIZE }: JitExecutorOptions = {}): GatewayExecutor {
+export function jitExecutor(
+  schema: GraphQLSchema,
+  { cacheSize = DEFAULT_CACHE_SIZE, cacheBytes = DEFAULT_CACHE_BYTES }: JitExecutorOptions = {},
+): GatewayExecutor {
   // Keyed by the query text, not the DocumentNode: Apollo's document cache may parse the same text
   // again after an eviction, and the text is what the compiled code reflects.
-  const compiled = new LRUCache<string, Compiled>({ max: cacheSize });
+  const compiled = new LRUCache<string, Compiled>({
+    max: cacheSize,
+    maxSize: cacheBytes,
+    sizeCalculation: (entry, key) => (entry === 'graphql-js' ? key.length : compiledBytes(key)),
+  });
   const compile = (document: DocumentNode, source: string, operationName: string | undefined): Compiled => {
     const key = `${operationName ?? ''}\n${source}`;
     let entry = compiled.get(key);

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { DocumentNode } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayContext } from './context.ts';
@@ -25,6 +27,15 @@ import { buildSchema } from './resolvers/index.ts';
 import { getCircuitState, onCircuitStateChange } from './upstream/circuit-breaker.ts';
 import { V1Client } from './upstream/client.ts';
 import { closePool } from './upstream/pool.ts';
+
+/**
+ * Apollo's caches that clients fill, bounded for `npm start`'s 128 MB heap (Apollo's defaults are
+ * 30 MiB each). Parsed and validated documents are counted by the length of their JSON, and take
+ * about four times that on the heap: a stream of distinct operations filled the heap and stopped
+ * the process. Automatic persisted queries are counted by the length of their text.
+ */
+const DOCUMENT_CACHE_BYTES = 2 * 1024 * 1024;
+const PERSISTED_QUERY_CACHE_BYTES = 4 * 1024 * 1024;
 
 /** How long `/readyz` waits for the upstream, and the most of its answer it reads (a page of one). */
 const READINESS_DEADLINE_MS = 2_000;
@@ -82,6 +93,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gateway: jitGateway(buildSchema()),
     ...disclosure,
     csrfPrevention: true,
+    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: DOCUMENT_CACHE_BYTES }),
+    persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: PERSISTED_QUERY_CACHE_BYTES }) },
     // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
     // string that node must flatten (a copy of a 200 KB answer) before it can measure or write it.
     stringifyResult: (result) => JSON.stringify(result),

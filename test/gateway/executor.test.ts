@@ -376,7 +376,7 @@ async function runJit(
 }
 
 describe('jitExecutor directly', () => {
-  it('answers as graphql-js with a cache smaller than the documents in use', async () => {
+  it('answers as graphql-js with a cache smaller than the documents in use (by count or by memory)', async () => {
     const twoOperations = `${print(ExecPickDevicesDocument)}\n${print(ExecPickFrameworksDocument)}`;
     const runs: [Source, Record<string, unknown>, string?][] = [
       [ExecDevicePageDocument, { first: 2, filter: { organizationId: '2' } }],
@@ -387,11 +387,12 @@ describe('jitExecutor directly', () => {
       [ExecFrameworksDocument, { organizationId: '3', first: 1 }],
       [ExecTypeByNameDocument, { name: 'PageInfo' }],
     ];
-    for (const cacheSize of [1, 2]) {
-      const executor = jitExecutor(schema, { cacheSize });
+    // Bounded by count, or by estimated memory: nothing kept (1 byte), or an entry or two.
+    for (const options of [{ cacheSize: 1 }, { cacheSize: 2 }, { cacheBytes: 1 }, { cacheBytes: 200_000 }]) {
+      const executor = jitExecutor(schema, options);
       for (let round = 0; round < 3; round++) {
         for (const [document, variables, operationName] of runs) {
-          const label = `cache ${cacheSize}, round ${round}, ${operationName ?? sourceOf(document).slice(0, 40)} ${JSON.stringify(variables)}`;
+          const label = `cache ${JSON.stringify(options)}, round ${round}, ${operationName ?? sourceOf(document).slice(0, 40)} ${JSON.stringify(variables)}`;
           const [jit, js] = await Promise.all([
             runJit(executor, document, variables, { operationName }),
             graphqlJs(document, variables, DEMO_ADMIN_KEY, operationName),
