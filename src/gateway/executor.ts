@@ -28,8 +28,8 @@ const DEFAULT_CACHE_SIZE = 1_000;
 /**
  * And bounded in memory, under `npm start`'s 128 MB heap: a compiled operation holds its document
  * and closures for every field, about 130 KB for a page of devices with their statistics (460
- * characters of query). Counted by the query's length, with room to spare: 16 MiB is some 120
- * such pages, or the 1,000 entries of small operations.
+ * characters of query). Estimated from the query's length with room to spare, 8 MiB holds some
+ * 50 such pages, or several hundred small operations.
  */
 const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
 const compiledBytes = (key: string): number => 16 * 1024 + 320 * key.length;
