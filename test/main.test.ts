@@ -314,11 +314,11 @@ describe('npm start with UPSTREAM_URL: only the gateway', () => {
     const { url } = await started(run);
     const answer = await postGraphQL(url, { query: '{ securityFrameworks(organizationId: "1") { totalCount } }' }, { 'x-service-token': 'some-key' });
     expect(answer.status).toBe(200);
-    // Lines are written in batches under load; alone, this one waits at most the flush interval.
+    // pino writes to stdout asynchronously: the line comes a moment later, not when the process ends.
     await waitFor(() => run.output.stdout.includes('"msg":"graphql request"'), 'the request log line on stdout', 2_000);
     run.child.kill('SIGTERM');
     expect(await within(run.exited, 15_000, 'exit after SIGTERM')).toEqual({ code: 0, signal: null });
-    // Logged just before the exit: still in the batch, written as the process exits.
+    // Logged just before the exit: pino flushes what is pending as the process exits.
     expect(run.output.stdout).toContain('"msg":"stopping: finishing requests in flight"');
   });
 });

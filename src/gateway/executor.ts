@@ -18,30 +18,12 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { GraphQLError as JitGraphQLError } from 'graphql-jit/dist/error';
-import { LRUCache } from 'lru-cache';
+import { createCompiledCache, entryBytes, type Compiled, type CompiledCacheOptions } from './executor-cache.ts';
 import { badUpstreamScalarFromMessage } from './schema.ts';
 
-/** Compiled operations kept; each is generated code, so the cache is bounded. */
-const DEFAULT_CACHE_SIZE = 1_000;
-/**
- * And bounded in memory, under `npm start`'s 128 MB heap: a compiled operation holds its document
- * and closures for every field, about 130 KB for a page of devices with their statistics (460
- * characters of query). Estimated from the query's length with room to spare, 8 MiB holds some
- * 50 such pages, or several hundred small operations.
- */
-const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
-const compiledBytes = (key: string): number => 16 * 1024 + 320 * key.length;
-
-export interface JitExecutorOptions {
-  /** Compiled operations kept (least recently used go first). */
-  cacheSize?: number;
-  /** Estimated memory of the compiled operations kept. */
-  cacheBytes?: number;
-}
-
-type Compiled = CompiledQuery | 'graphql-js';
+export type JitExecutorOptions = CompiledCacheOptions;
 
 type Variables = Record<string, unknown> | undefined;
 
@@ -49,25 +31,18 @@ type Variables = Record<string, unknown> | undefined;
  * The executor: the compiled operation for the document and operation name (compiled on first
  * use), run with the request's context and variables.
  */
-export function jitExecutor(
-  schema: GraphQLSchema,
-  { cacheSize = DEFAULT_CACHE_SIZE, cacheBytes = DEFAULT_CACHE_BYTES }: JitExecutorOptions = {},
-): GatewayExecutor {
+export function jitExecutor(schema: GraphQLSchema, options: JitExecutorOptions = {}): GatewayExecutor {
   // Keyed by the query text, not the DocumentNode: Apollo's document cache may parse the same text
   // again after an eviction, and the text is what the compiled code reflects.
-  const compiled = new LRUCache<string, Compiled>({
-    max: cacheSize,
-    maxSize: cacheBytes,
-    sizeCalculation: (entry, key) => (entry === 'graphql-js' ? key.length : compiledBytes(key)),
-  });
-  const compile = (document: DocumentNode, source: string, operationName: string | undefined): Compiled => {
+  const compiled = createCompiledCache(options);
+  const compile = (document: DocumentNode, source: string, operation: OperationDefinitionNode, operationName: string | undefined): Compiled => {
     const key = `${operationName ?? ''}\n${source}`;
     let entry = compiled.get(key);
     if (entry === undefined) {
       // A document graphql-jit cannot compile, or would read differently, runs on graphql-js: no
       // valid operation is refused or changed for the executor's sake.
       entry = nullableInSkipOrInclude(document, operationName) ? 'graphql-js' : compileOrNot(schema, document, operationName);
-      compiled.set(key, entry);
+      compiled.set(key, entry, { size: entryBytes(entry, document, operation) });
     }
     return entry;
   };
@@ -79,7 +54,7 @@ export function jitExecutor(
     // Mutations stay on graphql-js: when one fails and nulls `data`, graphql-js runs none of the
     // later ones, and graphql-jit would. A write costs far more upstream than its few fields here.
     if (operation.operation !== 'query') return interpret(document, context, request.variables, name);
-    const entry = compile(document, source, name);
+    const entry = compile(document, source, operation, name);
     if (entry === 'graphql-js') return interpret(document, context, request.variables, name);
     const result = await entry.query(undefined, context, request.variables);
     // No `data` at all: the variables were refused before anything ran. graphql-js says why in the

@@ -51,8 +51,9 @@ function devicePageKey({ limit, offset, order, organization, services, ...rest }
   return JSON.stringify([limit, offset, order ?? null, organization ?? null, services ?? null]);
 }
 
-function trafficPageKey({ deviceId, query: { limit, offset, order, actions, search, ...rest } }: TrafficPageKey): string {
+function trafficPageKey({ deviceId, query: { limit, offset, order, actions, search, ...rest }, ...outer }: TrafficPageKey): string {
   rest satisfies Record<string, never>;
+  outer satisfies Record<string, never>;
   return JSON.stringify([deviceId, limit, offset, order ?? null, actions ?? null, search ?? null]);
 }
 

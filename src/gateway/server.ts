@@ -26,7 +26,7 @@ import { RequestObservation, observabilityPlugin, type ObservedContext } from '.
 import { buildSchema } from './resolvers/index.ts';
 import { getCircuitState, onCircuitStateChange } from './upstream/circuit-breaker.ts';
 import { V1Client } from './upstream/client.ts';
-import { closePool } from './upstream/pool.ts';
+import { closePool, separatePool } from './upstream/pool.ts';
 
 /**
  * Apollo's caches that clients fill, bounded for `npm start`'s 128 MB heap (Apollo's defaults are
@@ -204,6 +204,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.end();
   }
 
+  // The probe's own connection: behind 64 busy GraphQL calls, it would wait out its deadline and
+  // call a busy gateway unready, while the upstream answers.
+  const readinessPool = separatePool(upstreamOrigin, { connections: 1 });
+
   async function readiness(res: ServerResponse): Promise<void> {
     // An open circuit: GraphQL calls fail fast until a probe gets through, so not ready either.
     if (getCircuitState(upstreamOrigin) === 'open') {
@@ -214,6 +218,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       apiKey: '',
       deadlineMs: READINESS_DEADLINE_MS,
       maxBodyBytes: READINESS_MAX_BODY_BYTES,
+      pool: readinessPool,
     });
     if (await probe.answers()) sendJson(res, 200, { status: 'ready' });
     else sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
@@ -260,7 +265,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
       stopCircuitMetrics();
-      await closePool(options.upstreamUrl);
+      await Promise.all([closePool(options.upstreamUrl), readinessPool.close()]);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { execute, getIntrospectionQuery, Kind, parse, print, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayContext } from '../../src/gateway/context.ts';
+import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from '../../src/gateway/executor-cache.ts';
 import { jitExecutor } from '../../src/gateway/executor.ts';
 import { CallBudget } from '../../src/gateway/limits/call-budget.ts';
 import { createLoaders } from '../../src/gateway/loaders.ts';
@@ -463,5 +464,43 @@ describe('jitExecutor directly', () => {
     expect(errorsAsSeen(jit.errors)).toEqual([
       { message: 'Argument "if" of non-null type "Boolean!" must not be null.', path: ['protectionDevices'], code: undefined },
     ]);
+  });
+});
+
+describe('the cache of compiled operations', () => {
+  const operationOf = (text: string) => {
+    const document = parse(text);
+    return { document, operation: document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode };
+  };
+
+  it('counts the fields graphql-jit generates: each fragment spread expanded, inline fragments and nesting included', () => {
+    const { document, operation } = operationOf(`
+      query { a: protectionDevices(first: 1) { nodes { ...D ...D } } b: protectionDevices(first: 1) { ... on ProtectionDeviceConnection { nodes { ...D } } } }
+      fragment D on ProtectionDevice { id organization { id name } ...E }
+      fragment E on ProtectionDevice { email }
+      fragment Unused on ProtectionDevice { id type email }`);
+    // a: 1 + nodes (1 + 2 × D); b: 1 + nodes (1 + D); D: id, organization { id name }, email = 5.
+    expect(fieldsToCompile(document, operation)).toBe(1 + 1 + 2 * 5 + 1 + 1 + 5);
+  });
+
+  it('keeps compiled operations within its memory budget, by their expanded size', () => {
+    const page = operationOf('query { protectionDevices(first: 2) { nodes { id email organization { id name } } } }');
+    const heavy = operationOf(`query { ${Array.from({ length: 30 }, (_, i) => `p${i}: protectionDevices(first: 1) { nodes { ...D ...D } }`).join(' ')} }
+      fragment D on ProtectionDevice { id type email endpoint privateIp atbKey services organization { id name logo } }`);
+    const pageBytes = compiledBytes(page.document, page.operation);
+    const heavyBytes = compiledBytes(heavy.document, heavy.operation);
+    // Thirty aliases of a page spreading a fragment twice weigh far more than their text suggests.
+    expect(heavyBytes / pageBytes).toBeGreaterThan(30);
+    expect(entryBytes('graphql-js', heavy.document, heavy.operation)).toBe(1);
+
+    const cache = createCompiledCache({ cacheBytes: 2 * pageBytes + 1 });
+    cache.set('a', 'graphql-js', { size: pageBytes });
+    cache.set('b', 'graphql-js', { size: pageBytes });
+    expect([...cache.keys()].sort()).toEqual(['a', 'b']);
+    cache.set('c', 'graphql-js', { size: pageBytes });
+    expect([...cache.keys()].sort()).toEqual(['b', 'c']);
+    // Larger than the whole budget: not kept (it compiles again when asked), nothing evicted for it.
+    cache.set('heavy', 'graphql-js', { size: heavyBytes });
+    expect([...cache.keys()].sort()).toEqual(['b', 'c']);
   });
 });

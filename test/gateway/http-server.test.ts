@@ -7,7 +7,7 @@ import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import type { Gateway } from '../../src/gateway/server.ts';
-import { huge, json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
+import { byPath, huge, json, notJson, refusedUrl, slow, startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
 import { postGraphQL, startGatewayOn, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 import { CreateFrameworkDocument, FrameworkDocument } from './generated/operations.ts';
 
@@ -115,13 +115,32 @@ describe('operator endpoints and paths', () => {
     const notV1 = await fetch(`${origin(faulty.gateway)}/readyz`);
     expect(notV1.status).toBe(503);
     // A page of one device is small: an answer past the probe's cap is cut, not read whole (this
-    // one is a valid envelope of 64 MB).
-    faulty.upstream.setBehaviour(huge(64 * 1024 * 1024));
+    // one is a valid envelope of 1 MB, within the cap of GraphQL's calls).
+    faulty.upstream.setBehaviour(huge(1024 * 1024));
     const overCap = await fetch(`${origin(faulty.gateway)}/readyz`);
     expect(overCap.status).toBe(503);
     faulty.upstream.setBehaviour(json(200, { error: 0, messages: [], total: 0, data: [] }));
     const v1Again = await fetch(`${origin(faulty.gateway)}/readyz`);
     expect(v1Again.status).toBe(200);
+  });
+
+  it('asks the upstream for /readyz on a connection of its own, without a key: ready while every GraphQL connection is busy', async () => {
+    const held: (() => void)[] = [];
+    const list = json(200, { error: 0, messages: [], total: 0, data: [] });
+    faulty.upstream.setBehaviour(byPath({ '/api/v1/atb': list }, (req, res, body) => void held.push(() => list(req, res, body))));
+    faulty.upstream.calls.length = 0;
+    // 64 GraphQL calls held by the upstream: every connection of the gateway's pool is taken.
+    const answers = Array.from({ length: 64 }, (_, i) =>
+      postGraphQL(faulty.gateway.url, { query: `{ securityFrameworks(organizationId: "${i + 1}") { totalCount } }` }, { 'x-service-token': 'some-key' }),
+    );
+    await vi.waitUntil(() => held.length === 64, { timeout: 5_000 });
+    const ready = await fetch(`${origin(faulty.gateway)}/readyz`);
+    expect(ready.status).toBe(200);
+    const probe = faulty.upstream.callsTo('/api/v1/atb');
+    expect(probe).toHaveLength(1);
+    expect(probe[0]!.headers['x-service-token']).toBeUndefined();
+    held.splice(0).forEach((release) => release());
+    expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual(Array.from({ length: 64 }, () => 200));
   });
 
   it('answers an unknown path 404 in JSON', async () => {

@@ -146,6 +146,14 @@ describe('query limits (default settings)', () => {
       ]);
       expect(response.upstreamCalls, directive).toBe(0);
     }
+    // Deeper, in a fragment: graphql-js would have failed that field alone, with no code.
+    const nested = await send(stack, {
+      query: 'query ($on: Boolean = true) { protectionDevices(first: 1) { nodes { ...F } } } fragment F on ProtectionDevice { id @skip(if: $on) }',
+      variables: { on: null },
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(nested.upstreamCalls).toBe(0);
     // Left out, the variable takes its default.
     const defaulted = await send(stack, { query: query('include'), variables: {} });
     expect(defaulted.status).toBe(200);

@@ -5,14 +5,12 @@ import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import {
   GraphQLError,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
   Kind,
-  getDirectiveValues,
   getNamedType,
   getVariableValues,
-  visit,
   type DocumentNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type TypeNode,
@@ -57,7 +55,7 @@ export function estimateCost(
 ): number | undefined {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
-  return complexity(schema, document, operation, variables);
+  return complexity(schema, document, operation, variables, coerced.coerced);
 }
 
 function complexity(
@@ -65,6 +63,7 @@ function complexity(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
+  coerced: Record<string, unknown>,
 ): number {
   // Only the operation that runs counts: a document may hold several.
   const single: DocumentNode = {
@@ -77,41 +76,48 @@ function complexity(
     if (!(error instanceof GraphQLError)) throw error;
     // The estimator evaluates @include and @skip as execution would, so it is the first to meet a
     // null sent as their `if`; otherwise the document was too large to estimate.
-    const nullCondition = nullConditionError(single, coercedValues(schema, operation, variables));
+    const nullCondition = nullConditionError(document, operation, coerced);
     if (nullCondition) throw nullCondition;
     return Infinity;
   }
 }
 
-function coercedValues(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined) {
-  return getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).coerced ?? {};
-}
-
 /**
- * A null given (through a nullable variable with a default) as the `if` of an @include or @skip:
- * the client's input is wrong, and says so as BAD_USER_INPUT with HTTP 400. graphql-js would
- * fail the whole operation with an error that has no code (masked as INTERNAL_SERVER_ERROR).
+ * A null sent (through a nullable variable with a default) as the `if` of an @include or @skip
+ * the operation reaches: the client's input is wrong, and the request is refused whole with
+ * BAD_USER_INPUT and 400, as a variable of the wrong type is. graphql-js would fail the operation
+ * (at its top level) or the field (deeper) with an error that has no code, masked as
+ * INTERNAL_SERVER_ERROR.
  */
-function nullConditionError(document: DocumentNode, variables: Record<string, unknown>): GatewayError | undefined {
-  let found: GatewayError | undefined;
-  visit(document, {
-    enter(node) {
-      if (found || !('directives' in node) || !node.directives?.length) return;
-      if (node.kind !== Kind.FIELD && node.kind !== Kind.FRAGMENT_SPREAD && node.kind !== Kind.INLINE_FRAGMENT) return;
-      for (const directive of [GraphQLIncludeDirective, GraphQLSkipDirective]) {
-        try {
-          getDirectiveValues(directive, node, variables);
-        } catch {
-          found = new GatewayError(`The "if" of @${directive.name} must be true or false, not null.`, {
-            code: ErrorCode.BAD_USER_INPUT,
-            http: { status: 400 },
-          });
-          return;
+function nullConditionError(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): GatewayError | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const entered = new Set<string>();
+  const search = (selectionSet: SelectionSetNode): string | undefined => {
+    for (const selection of selectionSet.selections) {
+      for (const directive of selection.directives ?? []) {
+        if (directive.name.value !== 'include' && directive.name.value !== 'skip') continue;
+        const condition = directive.arguments?.find((argument) => argument.name.value === 'if')?.value;
+        if (condition?.kind === Kind.VARIABLE && Object.hasOwn(variables, condition.name.value) && variables[condition.name.value] === null) {
+          return directive.name.value;
         }
       }
-    },
-  });
-  return found;
+      let inner: SelectionSetNode | undefined;
+      if (selection.kind !== Kind.FRAGMENT_SPREAD) inner = selection.selectionSet;
+      else if (!entered.has(selection.name.value)) {
+        entered.add(selection.name.value);
+        inner = fragments.get(selection.name.value)?.selectionSet;
+      }
+      const found = inner && search(inner);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const directive = search(operation.selectionSet);
+  if (directive === undefined) return undefined;
+  return new GatewayError(`The "if" of @${directive} must be true or false, not null.`, { code: ErrorCode.BAD_USER_INPUT, http: { status: 400 } });
 }
 
 export class QueryTooComplexError extends GatewayError {
@@ -165,7 +171,7 @@ export function costEstimator(): typeof estimateCost {
     let known = estimates.get(operation);
     const hit = known?.get(key);
     if (hit !== undefined) return hit;
-    const cost = complexity(schema, document, operation, variables);
+    const cost = complexity(schema, document, operation, variables, coerced.coerced);
     if (!known) estimates.set(operation, (known = new Map()));
     if (known.size >= MAX_ESTIMATES_PER_OPERATION) known.clear();
     known.set(key, cost);

@@ -14,13 +14,10 @@ export const REDACT_PATHS: readonly string[] = KEY_FIELDS.flatMap((field) => {
   return [step.replace(/^\./, ''), `*${step}`, `*.*${step}`, `*.*.*${step}`];
 });
 
-/** The longest a log line waits in the batch before it is written. */
-const LOG_FLUSH_MS = 200;
-
 export interface LoggerOptions {
   /** pino level; `silent` turns the logs off. Default `info`. */
   level?: string;
-  /** Where the JSON lines go (default stdout, written in batches): tests pass a stream that keeps them. */
+  /** Where the JSON lines go (default stdout): tests pass a stream that keeps them. */
   stream?: Writable;
 }
 
@@ -30,9 +27,5 @@ export function createLogger({ level = 'info', stream }: LoggerOptions = {}): Lo
     base: { service: 'gateway' },
     redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
   };
-  if (stream) return pino(options, stream);
-  // To stdout in batches: written one by one, every request's line is a system call on that
-  // request's path. Lines gather up to 4 KB (a few requests' worth under load) and wait at most
-  // LOG_FLUSH_MS when traffic is light; pino flushes what is left when the process exits.
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }));
+  return stream ? pino(options, stream) : pino(options);
 }

@@ -110,6 +110,8 @@ export interface V1ClientOptions {
   backoff?: BackoffOptions;
   /** Thresholds of the upstream's (process-wide) circuit breaker. Default 5 failures, 5 s cool-down. */
   circuitBreaker?: Partial<CircuitBreakerOptions>;
+  /** The connections to use. Default: the origin's pool, shared by every client of the process. */
+  pool?: Pool;
 }
 
 export interface SecurityFrameworkBody {
@@ -268,7 +270,7 @@ export class V1Client {
     }
     // The origin's connections, breaker and retry budget are the process's: looked up once here,
     // not on every call (each lookup parses the URL again).
-    this.#pool = getPool(base);
+    this.#pool = options.pool ?? getPool(base);
     this.#breaker = circuitFor(base, options.circuitBreaker);
     this.#budget = retryBudgetFor(base);
     this.#basePath = base.pathname.replace(/\/+$/, '');
@@ -505,7 +507,9 @@ export class V1Client {
 
     const search = call.query?.toString();
     const path = `${this.#basePath}${fillPath(call.route, call.params)}${search ? `?${search}` : ''}`;
-    const headers: Record<string, string> = { accept: 'application/json', 'x-service-token': this.#apiKey };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    // Only the readiness probe gets here without a key (calls refuse that before): no empty header.
+    if (this.#apiKey !== '') headers['x-service-token'] = this.#apiKey;
     let body: string | undefined;
     if (call.body !== undefined) {
       body = JSON.stringify(call.body);

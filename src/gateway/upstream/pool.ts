@@ -31,11 +31,23 @@ export function getPool(origin: string | URL, options: PoolOptions = {}): Pool {
   const key = new URL(origin).origin;
   let pool = pools.get(key);
   if (pool === undefined || pool.closed || pool.destroyed) {
-    // pipelining 1: no request waits behind another's slow response on the same socket.
-    pool = new Pool(key, { ...DEFAULTS, ...options, pipelining: 1 });
+    pool = newPool(key, options);
     pools.set(key, pool);
   }
   return pool;
+}
+
+/**
+ * A pool of its own, outside the shared ones, for calls that must not queue behind the GraphQL
+ * requests' (the readiness probe); its owner closes it.
+ */
+export function separatePool(origin: string | URL, options: PoolOptions = {}): Pool {
+  return newPool(new URL(origin).origin, options);
+}
+
+function newPool(origin: string, options: PoolOptions): Pool {
+  // pipelining 1: no request waits behind another's slow response on the same socket.
+  return new Pool(origin, { ...DEFAULTS, ...options, pipelining: 1 });
 }
 
 /** Close every pool (on shutdown, after the requests in flight): idle sockets go at once. */
