@@ -41,7 +41,7 @@ export function jitExecutor(schema: GraphQLSchema, options: JitExecutorOptions =
     if (entry === undefined) {
       // A document graphql-jit cannot compile, or would read differently, runs on graphql-js: no
       // valid operation is refused or changed for the executor's sake.
-      entry = nullableInSkipOrInclude(document, operationName) ? 'graphql-js' : compileOrNot(schema, document, operationName);
+      entry = nullableInSkipOrInclude(document, operation) ? 'graphql-js' : compileOrNot(schema, document, operationName);
       compiled.set(key, entry, { size: entryBytes(entry, document, operation) });
     }
     return entry;
@@ -137,13 +137,9 @@ function precedes(a: GraphQLError, b: GraphQLError): boolean {
  * with a default): sent as null, graphql-js refuses it, and graphql-jit would skip or keep the
  * field without a word.
  */
-function nullableInSkipOrInclude(document: DocumentNode, operationName: string | undefined): boolean {
-  const operation = document.definitions.find(
-    (definition): definition is OperationDefinitionNode =>
-      definition.kind === Kind.OPERATION_DEFINITION && (operationName === undefined || definition.name?.value === operationName),
-  );
+function nullableInSkipOrInclude(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   const nullable = new Set(
-    (operation?.variableDefinitions ?? [])
+    (operation.variableDefinitions ?? [])
       .filter((definition) => definition.type.kind !== Kind.NON_NULL_TYPE)
       .map((definition) => definition.variable.name.value),
   );
