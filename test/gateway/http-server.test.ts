@@ -124,6 +124,16 @@ describe('operator endpoints and paths', () => {
     expect(v1Again.status).toBe(200);
   });
 
+  it('answers /readyz 503 within its deadline when the upstream does not answer in time', async () => {
+    faulty.upstream.setBehaviour(slow(10_000, json(200, { error: 0, messages: [], total: 0, data: [] })));
+    const started = performance.now();
+    const response = await fetch(`${origin(faulty.gateway)}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ status: 'unavailable', reason: 'the upstream does not answer' });
+    // The probe's 2 s, not the gateway's 60 s upstream deadline nor the upstream's 10 s.
+    expect(performance.now() - started).toBeLessThan(8_000);
+  });
+
   it('asks the upstream for /readyz on a connection of its own, without a key: ready while every GraphQL connection is busy', async () => {
     const held: (() => void)[] = [];
     const list = json(200, { error: 0, messages: [], total: 0, data: [] });
