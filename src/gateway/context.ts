@@ -1,12 +1,50 @@
-// What every resolver of one GraphQL request sees. Created per request: the key, the upstream
-// client bound to it, and loaders whose caches live and die with the request.
-import type { Loaders } from './loaders.ts';
-import type { V1Client } from './upstream/client.ts';
+// What every resolver of one GraphQL request sees, made here and nowhere else: the key, the
+// upstream client bound to it (over the transport its gateway owns), loaders whose caches live and
+// die with the request, the request's budget of upstream calls, and its observation.
+import type { GatewayConfig } from './config.ts';
+import { createLoaders, type Loaders } from './domains/loaders.ts';
+import { CallBudget } from './limits/call-budget.ts';
+import type { GatewayMetrics } from './observability/metrics.ts';
+import { RequestObservation } from './observability/observation.ts';
+import type { UpstreamClient } from './upstream/client.ts';
+import type { Transport } from './upstream/transport.ts';
 
 export interface GatewayContext {
   requestId: string;
   /** The client's API key, or null when it sent none (upstream calls then fail UNAUTHENTICATED). */
   apiKey: string | null;
-  upstream: V1Client;
+  upstream: UpstreamClient;
   loaders: Loaders;
+  budget: CallBudget;
+  observation: RequestObservation;
+}
+
+export interface ContextInput {
+  requestId: string;
+  apiKey: string | null;
+  /** Aborted when the client goes away: the calls made on its behalf are cancelled. */
+  signal: AbortSignal;
+}
+
+/** Makes each request's context for one gateway instance. */
+export function contextFactory(
+  transport: Transport,
+  metrics: GatewayMetrics,
+  settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
+): (input: ContextInput) => GatewayContext {
+  const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
+  return ({ requestId, apiKey, signal }) => {
+    const observation = new RequestObservation(metrics);
+    const budget = new CallBudget(settings.limits.maxUpstreamCalls);
+    const upstream = transport.client({
+      // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
+      apiKey: apiKey ?? '',
+      operationTimeoutMs: settings.operationTimeoutMs,
+      signal,
+      onCall: observation.onCall,
+      onRetry,
+      beforeCall: () => budget.take(),
+    });
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation };
+  };
 }

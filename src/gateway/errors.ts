@@ -1,7 +1,6 @@
-// Every GraphQL error of the gateway is made here (graphql.md, "Errors"), and `formatError` is the
-// last gate before a client: anything that does not carry one of these codes is masked.
+// The gateway's error codes (graphql.md, "Errors") and the error classes that carry them. Upstream
+// outcomes become these in upstream/outcome.ts; format-error.ts is the last gate before a client.
 import { GraphQLError, type GraphQLErrorExtensions, type GraphQLFormattedError } from 'graphql';
-import { retryAfterMs } from './upstream/retry.ts';
 
 export const ErrorCode = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
@@ -92,12 +91,12 @@ export function isCancelled(err: unknown): err is RequestCancelledError {
  * while externalised packages (Apollo Server) get its CommonJS build, so `instanceof` cannot tell;
  * the class's own tag can.
  */
-function isGraphQLError(err: unknown): err is GraphQLError {
+export function isGraphQLError(err: unknown): err is GraphQLError {
   return Object.prototype.toString.call(err) === '[object GraphQLError]';
 }
 
 /** The error a resolver threw, out of graphql-js's located wrapper (as Apollo's unwrapResolverError). */
-function unwrapResolverError(err: unknown): unknown {
+export function unwrapResolverError(err: unknown): unknown {
   return isGraphQLError(err) && err.path && err.originalError ? err.originalError : err;
 }
 
@@ -120,26 +119,8 @@ export function unauthenticated(message = 'An API key is required: send it as X-
   return new GatewayError(message, { code: ErrorCode.UNAUTHENTICATED });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Upstream outcome → error, in one function.
-
-/** How an upstream call ended, when it did not end in a usable success. */
-export type UpstreamOutcome =
-  /** A response with a status that is not a success, or a 2xx whose envelope says `error` != 0. */
-  | { kind: 'status'; status: number; detail: UpstreamDetail; retryAfter?: string | undefined }
-  /**
-   * No complete answer within the deadline. `sent: false` when the deadline had passed before the
-   * call could start, so nothing was sent (a mutation is then known not to have happened).
-   */
-  | { kind: 'timeout'; sent?: boolean }
-  /** Connection refused (`sent: false`), or reset / closed early (`sent: true`). */
-  | { kind: 'unavailable'; sent: boolean }
-  /** Not JSON, over the size cap, or JSON that breaks the contract; `reason` names where, never a value. */
-  | { kind: 'badResponse'; status: number | null; reason: string }
-  /** Not sent: the upstream's circuit breaker is open after a run of failures. */
-  | { kind: 'circuitOpen' };
-
-const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+/** The message of each code when nothing more precise is known. */
+export const defaultMessage: Readonly<Record<ErrorCode, string>> = {
   UNAUTHENTICATED: 'The upstream service did not accept the API key',
   FORBIDDEN: 'The API key may not act on this organization',
   NOT_FOUND: 'Not found',
@@ -153,160 +134,3 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   UPSTREAM_BUDGET_EXCEEDED: 'The operation needs too many upstream calls',
   INTERNAL_SERVER_ERROR: 'Internal server error',
 };
-
-function codeForStatus(status: number): ErrorCode {
-  if (status === 401) return ErrorCode.UNAUTHENTICATED;
-  if (status === 403) return ErrorCode.FORBIDDEN;
-  if (status === 404) return ErrorCode.NOT_FOUND;
-  if (status === 400 || status === 422) return ErrorCode.BAD_USER_INPUT;
-  if (status === 429) return ErrorCode.RATE_LIMITED;
-  if (status >= 500) return ErrorCode.UPSTREAM_UNAVAILABLE;
-  // 2xx with error != 0, and any other 4xx
-  if (status >= 400 || (status >= 200 && status < 300)) return ErrorCode.UPSTREAM_ERROR;
-  return ErrorCode.UPSTREAM_BAD_RESPONSE; // 1xx/3xx: nothing in the contract answers so
-}
-
-/** Codes whose message may repeat the upstream's first message: it describes the caller's request. */
-const ECHOES_UPSTREAM_MESSAGE = new Set<ErrorCode>([
-  ErrorCode.UNAUTHENTICATED,
-  ErrorCode.FORBIDDEN,
-  ErrorCode.NOT_FOUND,
-  ErrorCode.BAD_USER_INPUT,
-  ErrorCode.UPSTREAM_ERROR,
-]);
-
-/**
- * The single mapping from an upstream outcome to a GraphQL error (graphql.md, "Errors").
- * `method` is the HTTP method of the call: a non-GET call that timed out or was cut after sending
- * gets `outcome: 'UNKNOWN'`, since its change may or may not have happened.
- */
-export function upstreamError(outcome: UpstreamOutcome, method: string): UpstreamError {
-  const mutation = method.toUpperCase() !== 'GET';
-  switch (outcome.kind) {
-    case 'timeout':
-      return new UpstreamError(DEFAULT_MESSAGES.UPSTREAM_TIMEOUT, {
-        code: ErrorCode.UPSTREAM_TIMEOUT,
-        ...(mutation && outcome.sent !== false ? { outcome: 'UNKNOWN' as const } : {}),
-      });
-    case 'circuitOpen':
-      return new UpstreamError(`${DEFAULT_MESSAGES.UPSTREAM_UNAVAILABLE}: after repeated failures, calls to it are paused for a few seconds`, {
-        code: ErrorCode.UPSTREAM_UNAVAILABLE,
-      });
-    case 'unavailable':
-      return new UpstreamError(DEFAULT_MESSAGES.UPSTREAM_UNAVAILABLE, {
-        code: ErrorCode.UPSTREAM_UNAVAILABLE,
-        ...(mutation && outcome.sent ? { outcome: 'UNKNOWN' as const } : {}),
-      });
-    case 'badResponse':
-      return new UpstreamError(`${DEFAULT_MESSAGES.UPSTREAM_BAD_RESPONSE}: ${outcome.reason}`, {
-        code: ErrorCode.UPSTREAM_BAD_RESPONSE,
-        ...(outcome.status === null ? {} : { upstream: { status: outcome.status, error: null, messages: [] } }),
-      });
-    case 'status': {
-      const code = codeForStatus(outcome.status);
-      const first = outcome.detail.messages[0]?.message;
-      const base = DEFAULT_MESSAGES[code];
-      const message = first && ECHOES_UPSTREAM_MESSAGE.has(code) ? `${base}: ${first}` : base;
-      const retryAfter = code === ErrorCode.RATE_LIMITED ? parseRetryAfter(outcome.retryAfter) : undefined;
-      return new UpstreamError(message, {
-        code,
-        upstream: outcome.detail,
-        ...(retryAfter === undefined ? {} : { retryAfter }),
-      });
-    }
-  }
-}
-
-/** `Retry-After` as whole seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  const ms = retryAfterMs(value, now);
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
-}
-
-// Bounds on what an upstream may put into our errors: its words pass through, at a sane size.
-const MAX_MESSAGES = 20;
-const MAX_TEXT = 500;
-/** The `code` given to a `messages` item that is a plain string (the contract allows those). */
-export const UNSPECIFIED_MESSAGE_CODE = 'unspecified';
-
-function clip(text: string): string {
-  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
-}
-
-/**
- * The envelope's `messages` as `{ code, message, field? }`: a plain string item becomes
- * `{ code: 'unspecified', message: <string> }`; an object keeps its string `code`, `message` and
- * `field` and nothing else; any other item is dropped. At most 20 items of at most 500 characters.
- */
-export function normalizeMessages(messages: unknown): UpstreamMessage[] {
-  if (!Array.isArray(messages)) return [];
-  const out: UpstreamMessage[] = [];
-  for (const item of messages) {
-    if (out.length >= MAX_MESSAGES) break;
-    if (typeof item === 'string') {
-      out.push({ code: UNSPECIFIED_MESSAGE_CODE, message: clip(item) });
-    } else if (item !== null && typeof item === 'object') {
-      const { code, message, field } = item as Record<string, unknown>;
-      out.push({
-        code: typeof code === 'string' && code !== '' ? clip(code) : UNSPECIFIED_MESSAGE_CODE,
-        message: typeof message === 'string' ? clip(message) : '',
-        ...(typeof field === 'string' ? { field: clip(field) } : {}),
-      });
-    }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// formatError for Apollo Server.
-
-/** Codes Apollo Server itself produces for requests it refuses (parse, validation, variables, …). */
-const APOLLO_CODES = new Set<string>([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'BAD_USER_INPUT',
-  'BAD_REQUEST',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
-  'OPERATION_RESOLUTION_FAILURE',
-  'INTROSPECTION_DISABLED',
-  'MAX_RECURSIVE_SELECTIONS_EXCEEDED',
-]);
-const PUBLIC_CODES = new Set<string>(
-  Object.values(ErrorCode).filter((code) => code !== ErrorCode.INTERNAL_SERVER_ERROR),
-);
-
-export interface FormatErrorOptions {
-  /** Keep Apollo's `extensions.stacktrace` (development only). Default false. */
-  includeStacktrace?: boolean;
-  /** Called with the original error of every masked error (a gateway bug), for the log. */
-  onUnexpectedError?: (error: unknown) => void;
-}
-
-export type FormatError = (formattedError: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-
-/**
- * Apollo Server's `formatError`: errors carrying a known code pass (without a stack trace unless
- * asked); anything else is `INTERNAL_SERVER_ERROR` with a generic message, its original reported
- * to `onUnexpectedError`. A gateway code only counts on a GatewayError (made in this file), an
- * Apollo code on a GraphQLError: a stray object with an `extensions` field cannot pass.
- */
-export function createFormatError(options: FormatErrorOptions = {}): FormatError {
-  return (formattedError, error) => {
-    const original = unwrapResolverError(error);
-    const code = formattedError.extensions?.code;
-    const known =
-      typeof code === 'string' &&
-      ((original instanceof GatewayError && PUBLIC_CODES.has(code)) || (isGraphQLError(original) && APOLLO_CODES.has(code)));
-    const { stacktrace, ...extensions } = formattedError.extensions ?? {};
-    const keepStack = options.includeStacktrace && stacktrace !== undefined ? { stacktrace } : {};
-    if (known) return { ...formattedError, extensions: { ...extensions, ...keepStack } };
-    if (!isCancelled(original)) options.onUnexpectedError?.(original);
-    return {
-      message: DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR,
-      ...(formattedError.locations ? { locations: formattedError.locations } : {}),
-      ...(formattedError.path ? { path: formattedError.path } : {}),
-      extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR, ...keepStack },
-    };
-  };
-}

@@ -11,22 +11,19 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
-import type { GatewayContext } from './context.ts';
-import { createFormatError } from './errors.ts';
-import { jitGateway } from './executor.ts';
+import { contextFactory, type GatewayContext } from './context.ts';
+import { buildSchema } from './domains/index.ts';
+import { jitGateway } from './executor/executor.ts';
+import { createFormatError, withoutSuggestions } from './format-error.ts';
 import { BodyTooLargeError, ClientGoneError, readBody } from './http/body.ts';
 import { corsMiddleware } from './http/cors.ts';
-import { disclosureOptions, withoutSuggestions } from './http/disclosure.ts';
+import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
-import { CallBudget, batchTooLarge, limitOptions } from './limits/index.ts';
-import { createLoaders } from './loaders.ts';
+import { batchTooLarge, limitOptions } from './limits/index.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
-import { RequestObservation, observabilityPlugin, type ObservedContext } from './observability/plugin.ts';
-import { buildSchema } from './resolvers/index.ts';
-import { getCircuitState, onCircuitStateChange } from './upstream/circuit-breaker.ts';
-import { V1Client } from './upstream/client.ts';
-import { closePool, separatePool } from './upstream/pool.ts';
+import { observabilityPlugin } from './observability/plugin.ts';
+import { Transport } from './upstream/transport.ts';
 
 /**
  * Apollo's caches that clients fill, bounded for `npm start`'s 128 MB heap (Apollo's defaults are
@@ -36,10 +33,6 @@ import { closePool, separatePool } from './upstream/pool.ts';
  */
 const DOCUMENT_CACHE_BYTES = 2 * 1024 * 1024;
 const PERSISTED_QUERY_CACHE_BYTES = 4 * 1024 * 1024;
-
-/** How long `/readyz` waits for the upstream, and the most of its answer it reads (a page of one). */
-const READINESS_DEADLINE_MS = 2_000;
-const READINESS_MAX_BODY_BYTES = 64 * 1024;
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -75,10 +68,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics = new GatewayMetrics();
   const limits = limitOptions<GatewayContext>(options.limits);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;
-  metrics.setCircuitState(upstreamOrigin, getCircuitState(upstreamOrigin));
-  const stopCircuitMetrics = onCircuitStateChange((origin, state) => {
-    if (origin === upstreamOrigin) metrics.setCircuitState(origin, state);
+  // The upstream's connections, breaker and retry budget: this gateway's own, made once here.
+  const transport = new Transport({
+    baseUrl: options.upstreamUrl,
+    deadlineMs: options.upstreamTimeoutMs,
+    retries: options.upstreamRetries,
+    circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
+    maxBodyBytes: options.upstreamMaxBodyBytes,
+    onCircuitStateChange: (state) => metrics.setCircuitState(upstreamOrigin, state),
   });
+  metrics.setCircuitState(upstreamOrigin, transport.breaker.state);
+  const createContext = contextFactory(transport, metrics, options);
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
     // checked this often (node's default, 30 s, would let a short deadline run long).
@@ -170,27 +170,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search, body },
-      context: async () => {
-        const apiKey = apiKeyOf(req);
-        const observation = new RequestObservation(metrics);
-        const budget = new CallBudget(options.limits.maxUpstreamCalls);
-        const upstream = new V1Client({
-          baseUrl: options.upstreamUrl,
-          // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
-          apiKey: apiKey ?? '',
-          deadlineMs: options.upstreamTimeoutMs,
-          operationTimeoutMs: options.operationTimeoutMs,
-          retries: options.upstreamRetries,
-          circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
-          maxBodyBytes: options.upstreamMaxBodyBytes,
-          signal: abort.signal,
-          onCall: observation.onCall,
-          onRetry: (retry) => metrics.countRetry(retry.route),
-          beforeCall: () => budget.take(),
-        });
-        const context: GatewayContext & ObservedContext = { requestId, apiKey, upstream, loaders: createLoaders(upstream), observation };
-        return context;
-      },
+      context: async () => createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal }),
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
     res.statusCode = response.status ?? 200;
@@ -204,23 +184,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.end();
   }
 
-  // The probe's own connection: behind 64 busy GraphQL calls, it would wait out its deadline and
-  // call a busy gateway unready, while the upstream answers.
-  const readinessPool = separatePool(upstreamOrigin, { connections: 1 });
-
   async function readiness(res: ServerResponse): Promise<void> {
     // An open circuit: GraphQL calls fail fast until a probe gets through, so not ready either.
-    if (getCircuitState(upstreamOrigin) === 'open') {
+    if (transport.breaker.state === 'open') {
       return sendJson(res, 503, { status: 'unavailable', reason: 'the upstream failed repeatedly; calls to it are paused' });
     }
-    const probe = new V1Client({
-      baseUrl: options.upstreamUrl,
-      apiKey: '',
-      deadlineMs: READINESS_DEADLINE_MS,
-      maxBodyBytes: READINESS_MAX_BODY_BYTES,
-      pool: readinessPool,
-    });
-    if (await probe.answers()) sendJson(res, 200, { status: 'ready' });
+    if (await transport.answers()) sendJson(res, 200, { status: 'ready' });
     else sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
   }
 
@@ -264,8 +233,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     async close() {
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
-      stopCircuitMetrics();
-      await Promise.all([closePool(options.upstreamUrl), readinessPool.close()]);
+      await transport.close();
     },
   };
 }

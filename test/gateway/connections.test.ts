@@ -6,7 +6,7 @@ import {
   resolveOffsetConnection,
   type Connection,
   type ConnectionArgs,
-} from '../../src/gateway/connections.ts';
+} from '../../src/gateway/connections/connection.ts';
 import { GatewayError } from '../../src/gateway/errors.ts';
 
 const BINDING = JSON.stringify({ filter: { services: ['waf'] }, order: 'id' });

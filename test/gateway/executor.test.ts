@@ -9,12 +9,13 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { execute, getIntrospectionQuery, Kind, parse, print, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayContext } from '../../src/gateway/context.ts';
-import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from '../../src/gateway/executor-cache.ts';
-import { jitExecutor } from '../../src/gateway/executor.ts';
-import { CallBudget } from '../../src/gateway/limits/call-budget.ts';
-import { createLoaders } from '../../src/gateway/loaders.ts';
-import { buildSchema } from '../../src/gateway/resolvers/index.ts';
-import { V1Client } from '../../src/gateway/upstream/client.ts';
+import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from '../../src/gateway/executor/cache.ts';
+import { jitExecutor } from '../../src/gateway/executor/executor.ts';
+import { contextFactory } from '../../src/gateway/context.ts';
+import { parseGatewayConfig } from '../../src/gateway/config.ts';
+import { buildSchema } from '../../src/gateway/domains/index.ts';
+import { GatewayMetrics } from '../../src/gateway/observability/metrics.ts';
+import { Transport } from '../../src/gateway/upstream/transport.ts';
 import type { Evidence } from '../../src/v1/records.ts';
 import { insertFramework } from '../../src/v1/storage/frameworks.ts';
 import { DEMO_ADMIN_KEY, postGraphQL, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
@@ -88,14 +89,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await transport?.close();
   await stack?.close();
 });
 
 /** A context as the gateway makes one per request, straight to the v1 service (not through the proxy). */
-function contextFor(key: string, budget?: CallBudget): GatewayContext {
-  const upstream = new V1Client({ baseUrl: stack.v1.url, apiKey: key, ...(budget ? { beforeCall: () => budget.take() } : {}) });
-  return { requestId: 'executor-test', apiKey: key, upstream, loaders: createLoaders(upstream) };
+function contextFor(key: string, maxUpstreamCalls?: number): GatewayContext {
+  const config = parseGatewayConfig(maxUpstreamCalls === undefined ? {} : { MAX_UPSTREAM_CALLS: String(maxUpstreamCalls) });
+  transport ??= new Transport({ baseUrl: stack.v1.url });
+  return contextFactory(transport, new GatewayMetrics(), config)({ requestId: 'executor-test', apiKey: key, signal: new AbortController().signal });
 }
+let transport: Transport | undefined;
 
 /** A result as JSON carries it (errors as their message, locations, path and extensions). */
 function plain(result: ExecutionResult): { data?: unknown; errors?: unknown[] } {
@@ -109,7 +113,7 @@ function sourceOf(document: Source): string {
 }
 
 /** graphql-js's answer to the operation, with a fresh context for `key`. */
-async function graphqlJs(document: Source, variables: Record<string, unknown> = {}, key = DEMO_ADMIN_KEY, operationName?: string, budget?: CallBudget) {
+async function graphqlJs(document: Source, variables: Record<string, unknown> = {}, key = DEMO_ADMIN_KEY, operationName?: string, budget?: number) {
   const result = await execute({
     schema,
     document: parse(sourceOf(document)),
@@ -371,7 +375,7 @@ async function runJit(
   executor: GatewayExecutor,
   document: Source,
   variables: Record<string, unknown> = {},
-  { key = DEMO_ADMIN_KEY, operationName, budget }: { key?: string; operationName?: string; budget?: CallBudget } = {},
+  { key = DEMO_ADMIN_KEY, operationName, budget }: { key?: string; operationName?: string; budget?: number } = {},
 ) {
   return plain(await executor(requestContext(sourceOf(document), variables, contextFor(key, budget), operationName)));
 }
@@ -437,16 +441,16 @@ describe('jitExecutor directly', () => {
     // The device lookup takes the one upstream call allowed; both traffic fields then share the
     // loader's one refused page (same arguments, same key): one error object thrown twice.
     const variables = { id: '1', a: 2, b: 2 };
-    const jit = await runJit(executor, ExecTrafficTwiceDocument, variables, { budget: new CallBudget(1) });
-    expect(jit).toEqual(await graphqlJs(ExecTrafficTwiceDocument, variables, DEMO_ADMIN_KEY, undefined, new CallBudget(1)));
+    const jit = await runJit(executor, ExecTrafficTwiceDocument, variables, { budget: 1 });
+    expect(jit).toEqual(await graphqlJs(ExecTrafficTwiceDocument, variables, DEMO_ADMIN_KEY, undefined, 1));
     expect(jit.data).toEqual({ protectionDevice: null });
     expect(errorsAsSeen(jit.errors)).toEqual([{ message: expect.any(String), path: ['protectionDevice', 'a'], code: 'UPSTREAM_BUDGET_EXCEEDED' }]);
   });
 
   it('one upstream failure under two nullable parents: each parent keeps its error', async () => {
     const executor = jitExecutor(schema);
-    const jit = await runJit(executor, ExecTwoDevicesTrafficDocument, { id: '2' }, { budget: new CallBudget(1) });
-    expect(jit).toEqual(await graphqlJs(ExecTwoDevicesTrafficDocument, { id: '2' }, DEMO_ADMIN_KEY, undefined, new CallBudget(1)));
+    const jit = await runJit(executor, ExecTwoDevicesTrafficDocument, { id: '2' }, { budget: 1 });
+    expect(jit).toEqual(await graphqlJs(ExecTwoDevicesTrafficDocument, { id: '2' }, DEMO_ADMIN_KEY, undefined, 1));
     expect(jit.data).toEqual({ x: null, y: null });
     expect(errorsAsSeen(jit.errors)).toEqual([
       { message: expect.any(String), path: ['x', 'traffic'], code: 'UPSTREAM_BUDGET_EXCEEDED' },

@@ -5,7 +5,7 @@ import { getIntrospectionQuery, GraphQLError, parse, type OperationDefinitionNod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseGatewayConfig } from '../../src/gateway/config.ts';
 import { CallBudget, DEFAULT_LIMITS, estimateCost } from '../../src/gateway/limits/index.ts';
-import { buildSchema } from '../../src/gateway/resolvers/index.ts';
+import { buildSchema } from '../../src/gateway/domains/index.ts';
 import { postGraphQL, startStack, TEST_KEYS, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
 
 const KEY = TEST_KEYS.admin;

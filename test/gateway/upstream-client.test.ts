@@ -1,19 +1,18 @@
-// V1Client against a real (misbehaving) HTTP upstream: every fault becomes the contract's error
+// The upstream client and its operations against a real (misbehaving) HTTP upstream: every fault becomes the contract's error
 // code, and no error says anything of the upstream's address or the key.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GraphQLError } from 'graphql';
 import type { ServerResponse } from 'node:http';
-import { V1Client, type CallRecord, type V1ClientOptions } from '../../src/gateway/upstream/client.ts';
-import { closePools } from '../../src/gateway/upstream/pool.ts';
-import { getCircuitState, onCircuitStateChange, resetCircuitBreakers } from '../../src/gateway/upstream/circuit-breaker.ts';
-import { RetryBudget, backoffMs, resetRetryBudgets, retryAfterMs } from '../../src/gateway/upstream/retry.ts';
-import {
-  GatewayError,
-  RequestCancelledError,
-  createFormatError,
-  isNotFound,
-  parseRetryAfter,
-} from '../../src/gateway/errors.ts';
+import type { CallRecord, CallerOptions, UpstreamClient } from '../../src/gateway/upstream/client.ts';
+import type { CircuitBreakerOptions } from '../../src/gateway/upstream/circuit-breaker.ts';
+import { parseRetryAfter, retryAfterMs } from '../../src/gateway/upstream/outcome.ts';
+import { RetryBudget, backoffMs } from '../../src/gateway/upstream/retry.ts';
+import { Transport } from '../../src/gateway/upstream/transport.ts';
+import { GatewayError, RequestCancelledError, isNotFound } from '../../src/gateway/errors.ts';
+import { createFormatError } from '../../src/gateway/format-error.ts';
+import * as frameworks from '../../src/gateway/domains/security-frameworks/operations.ts';
+import * as webProtection from '../../src/gateway/domains/web-protection/operations.ts';
+import * as devices from '../../src/gateway/domains/protection-devices/operations.ts';
 import {
   contractBreaking,
   envelopeError,
@@ -108,19 +107,59 @@ beforeAll(async () => {
   up = await startFaultUpstream();
 });
 afterAll(async () => {
-  await closePools();
   await up.close();
 });
+/** The transports of one case, as gateways would own them: one per base URL and breaker settings. */
+let transports: Map<string, Transport>;
+/** Every move of any circuit in the case. */
+let circuitChanges: string[];
 beforeEach(() => {
-  // The breaker and the retry budget are per origin, and every case here shares one upstream.
-  resetCircuitBreakers();
-  resetRetryBudgets();
+  // The breaker and the retry budget belong to a transport: each case makes its own.
+  transports = new Map();
+  circuitChanges = [];
   up.calls.length = 0;
   calls = [];
 });
+afterEach(async () => {
+  await Promise.all([...transports.values()].map((transport) => transport.close()));
+});
 
-function client(options: Partial<V1ClientOptions> = {}): V1Client {
-  return new V1Client({ baseUrl: up.url, apiKey: KEY, deadlineMs: 3_000, onCall: (c) => calls.push(c), ...options });
+function transportFor(baseUrl: string, circuitBreaker?: Partial<CircuitBreakerOptions>): Transport {
+  const key = JSON.stringify([baseUrl, circuitBreaker ?? null]);
+  let transport = transports.get(key);
+  if (transport === undefined) {
+    transport = new Transport({ baseUrl, circuitBreaker, onCircuitStateChange: (state) => circuitChanges.push(state) });
+    transports.set(key, transport);
+  }
+  return transport;
+}
+
+/** The circuit of the transport these settings name. */
+function circuit(circuitBreaker?: Partial<CircuitBreakerOptions>) {
+  return transportFor(up.url, circuitBreaker).breaker.state;
+}
+
+/** The eight v1 operations over one caller's client. */
+function v1(c: UpstreamClient) {
+  return {
+    listSecurityFrameworks: (organizationId: string | number) => frameworks.listSecurityFrameworks(c, organizationId),
+    createSecurityFramework: (body: frameworks.SecurityFrameworkBody, organizationId?: string | number) =>
+      frameworks.createSecurityFramework(c, body, organizationId),
+    updateSecurityFramework: (organizationId: string | number, id: string | number, body: frameworks.SecurityFrameworkBody) =>
+      frameworks.updateSecurityFramework(c, organizationId, id, body),
+    deleteSecurityFramework: (organizationId: string | number, id: string | number) => frameworks.deleteSecurityFramework(c, organizationId, id),
+    updateWebProtectionRecord: (id: string | number, body: webProtection.WebProtectionRecordPatch) => webProtection.updateWebProtectionRecord(c, id, body),
+    deleteWebProtectionRecord: (id: string | number) => webProtection.deleteWebProtectionRecord(c, id),
+    listProtectionDevices: (q?: devices.ProtectionDeviceQuery) => devices.listProtectionDevices(c, q),
+    listTraffic: (deviceId: string | number, q?: devices.TrafficQuery) => devices.listTraffic(c, deviceId, q),
+  };
+}
+type V1 = ReturnType<typeof v1>;
+
+type ClientOptions = Partial<CallerOptions> & { baseUrl?: string; circuitBreaker?: Partial<CircuitBreakerOptions> };
+
+function client({ baseUrl = up.url, circuitBreaker, ...caller }: ClientOptions = {}): V1 {
+  return v1(transportFor(baseUrl, circuitBreaker).client({ apiKey: KEY, deadlineMs: 3_000, onCall: (c) => calls.push(c), ...caller }));
 }
 
 /** The error a call fails with, checked for what must never be in it. */
@@ -425,8 +464,8 @@ describe('connection faults', () => {
     const url = await refusedUrl();
     const port = new URL(url).port;
     for (const call of [
-      (c: V1Client) => c.listProtectionDevices(),
-      (c: V1Client) => c.deleteWebProtectionRecord('3'),
+      (c: V1) => c.listProtectionDevices(),
+      (c: V1) => c.deleteWebProtectionRecord('3'),
     ]) {
       const err = await failure(call(client({ baseUrl: url })));
       expect(err.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
@@ -608,11 +647,7 @@ describe('retries, circuit breaker and the operation deadline', () => {
   });
 
   it('opens the circuit after N availability failures, fails fast, then probes after the cool-down', async () => {
-    const changes: string[] = [];
-    const unsubscribe = onCircuitStateChange((origin, state) => {
-      if (origin === up.url) changes.push(state);
-    });
-    try {
+    {
       const breaker = { failures: 3, cooldownMs: 200 };
       up.setBehaviour(unavailable);
       await failure(client({ circuitBreaker: breaker, retries: 0 }).listTraffic('7'));
@@ -623,7 +658,7 @@ describe('retries, circuit breaker and the operation deadline', () => {
       up.setBehaviour(unavailable);
       await failure(client({ circuitBreaker: breaker }).listTraffic('7')); // 3 attempts: opens on the third
       expect(up.calls).toHaveLength(6);
-      expect(getCircuitState(up.url)).toBe('open');
+      expect(circuit(breaker)).toBe('open');
 
       up.calls.length = 0;
       const fast = await failure(client({ circuitBreaker: breaker }).listTraffic('7'));
@@ -635,7 +670,7 @@ describe('retries, circuit breaker and the operation deadline', () => {
       expect(up.calls).toHaveLength(0);
 
       await new Promise((resolve) => setTimeout(resolve, 250));
-      expect(getCircuitState(up.url)).toBe('half-open');
+      expect(circuit(breaker)).toBe('half-open');
       // One probe at a time: the second call fails fast while the first is in flight.
       up.setBehaviour(slow(100, emptyList));
       const probe = client({ circuitBreaker: breaker }).listTraffic('7');
@@ -643,10 +678,8 @@ describe('retries, circuit breaker and the operation deadline', () => {
       await failure(client({ circuitBreaker: breaker }).listTraffic('7'));
       expect(await probe).toEqual({ total: 0, data: [] });
       expect(up.calls).toHaveLength(1);
-      expect(getCircuitState(up.url)).toBe('closed');
-      expect(changes).toEqual(['open', 'half-open', 'closed']);
-    } finally {
-      unsubscribe();
+      expect(circuit(breaker)).toBe('closed');
+      expect(circuitChanges).toEqual(['open', 'half-open', 'closed']);
     }
   });
 
@@ -656,7 +689,7 @@ describe('retries, circuit breaker and the operation deadline', () => {
     await failure(client({ circuitBreaker: breaker, retries: 0 }).listTraffic('7'));
     await new Promise((resolve) => setTimeout(resolve, 150));
     await failure(client({ circuitBreaker: breaker }).listTraffic('7'));
-    expect(getCircuitState(up.url)).toBe('open');
+    expect(circuit(breaker)).toBe('open');
     expect(up.calls).toHaveLength(2); // the probe is not retried: the circuit opened again
 
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -666,10 +699,10 @@ describe('retries, circuit breaker and the operation deadline', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     controller.abort();
     expect(await cancelled).toBeInstanceOf(RequestCancelledError);
-    expect(getCircuitState(up.url)).toBe('half-open');
+    expect(circuit(breaker)).toBe('half-open');
     up.setBehaviour(emptyList);
     await client({ circuitBreaker: breaker }).listTraffic('7');
-    expect(getCircuitState(up.url)).toBe('closed');
+    expect(circuit(breaker)).toBe('closed');
   });
 
   it('timeouts count towards opening the circuit; a cancellation does not', async () => {
@@ -680,9 +713,9 @@ describe('retries, circuit breaker and the operation deadline', () => {
     setTimeout(() => controller.abort(), 20);
     await pending;
     await failure(client({ circuitBreaker: breaker, deadlineMs: 50 }).listTraffic('7'));
-    expect(getCircuitState(up.url)).toBe('closed');
+    expect(circuit(breaker)).toBe('closed');
     await failure(client({ circuitBreaker: breaker, deadlineMs: 50 }).listTraffic('7'));
-    expect(getCircuitState(up.url)).toBe('open');
+    expect(circuit(breaker)).toBe('open');
   });
 
   it('a request cancelled during the wait before a retry stops there', async () => {

@@ -1,13 +1,11 @@
 // Every fault of a misbehaving upstream, through GraphQL over HTTP: the contract's error code, the
 // upstream's words normalized in `extensions.upstream` and nothing else of it, partial data beside
 // the failed field, and mutations sent once with an unknown outcome said as such.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   DeleteWebProtectionRecordDocument,
   FrameworkInTwoOrganizationsDocument,
 } from './generated/operations.ts';
-import { resetCircuitBreakers } from '../../src/gateway/upstream/circuit-breaker.ts';
-import { resetRetryBudgets } from '../../src/gateway/upstream/retry.ts';
 import { startGatewayOn, type GatewayOn, type GraphQLResponse } from '../helpers/gateway.ts';
 import {
   byPath,
@@ -58,17 +56,18 @@ let gw: GatewayOn;
 
 beforeAll(async () => {
   fault = await startFaultUpstream();
-  gw = await startGatewayOn(fault.url, { UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_MAX_BODY_BYTES: '65536' });
 });
 afterAll(async () => {
-  await gw?.close();
   await fault?.close();
 });
-beforeEach(() => {
-  // Cases share one upstream: each starts with a closed circuit and a full retry budget.
-  resetCircuitBreakers();
-  resetRetryBudgets();
+beforeEach(async () => {
+  // Cases share one upstream but not a gateway: the circuit and the retry budget are the gateway
+  // instance's, so each case starts with a closed circuit and a full budget.
+  gw = await startGatewayOn(fault.url, { UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_MAX_BODY_BYTES: '65536' });
   fault.calls.length = 0;
+});
+afterEach(async () => {
+  await gw?.close();
 });
 
 /** Nothing of the upstream but its normalized words: no address, no port, no key. */
@@ -260,10 +259,12 @@ describe('connection refused', () => {
   let onRefused: GatewayOn;
   beforeAll(async () => {
     refused = await refusedUrl();
+  });
+  // A gateway per case: each starts with its own closed circuit.
+  beforeEach(async () => {
     onRefused = await startGatewayOn(refused, { UPSTREAM_TIMEOUT_MS: '2000' });
   });
-  afterAll(() => onRefused?.close());
-  beforeEach(() => resetCircuitBreakers(refused));
+  afterEach(() => onRefused?.close());
 
   const address = () => ({ url: refused, port: Number(new URL(refused).port) });
 

@@ -5,7 +5,6 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import type { GraphQLFormattedError } from 'graphql';
 
 export interface DisclosureSettings {
   production: boolean;
@@ -46,23 +45,5 @@ export function disclosureOptions<TContext extends BaseContext>(settings: Disclo
     includeStacktraceInErrorResponses: settings.stackTraces,
     hideSchemaDetailsFromClientErrors: !settings.fieldSuggestions,
     landingPagePlugin: landingPagePlugin<TContext>(settings),
-  };
-}
-
-type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
-
-const SUGGESTION = / ?Did you mean [^?]*\?/g;
-
-/**
- * Apollo's `hideSchemaDetailsFromClientErrors` strips suggestions from validation errors only;
- * graphql-js also suggests in variable coercion errors (a misspelt enum value or input field in
- * `variables`). This strips them from every error, after `format`.
- */
-export function withoutSuggestions(format: FormatError, hide: boolean): FormatError {
-  if (!hide) return format;
-  return (formatted, error) => {
-    const result = format(formatted, error);
-    const message = result.message.replace(SUGGESTION, '');
-    return message === result.message ? result : { ...result, message };
   };
 }

@@ -15,7 +15,7 @@ import {
   type OperationDefinitionNode,
   type TypeNode,
 } from 'graphql';
-import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections.ts';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
 import { ErrorCode, GatewayError } from '../errors.ts';
 
 /** A connection's default page; one returned whole counts at the largest page a client may ask for. */

@@ -1,8 +1,8 @@
-// One circuit breaker per upstream origin, for the life of the process (like the pool): after a
+// The circuit breaker of a gateway's upstream, owned by the gateway instance (like the pool): after a
 // run of failures that say the upstream is down, calls fail at once instead of each waiting for
 // its own timeout or refusal; after a cool-down one probe call goes through, and its result
 // closes the circuit or opens it again.
-import type { UpstreamOutcome } from '../errors.ts';
+import type { UpstreamOutcome } from './outcome.ts';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -42,7 +42,6 @@ export interface CircuitPermit {
   release(): void;
 }
 
-type Listener = (origin: string, state: CircuitState) => void;
 type Settle = (result: 'success' | 'failure' | 'release', probe: boolean, generation: number) => void;
 
 /**
@@ -79,8 +78,6 @@ class Permit implements CircuitPermit {
   }
 }
 
-const listeners = new Set<Listener>();
-
 export class CircuitBreaker {
   #options: CircuitBreakerOptions;
   #state: CircuitState = 'closed';
@@ -90,20 +87,16 @@ export class CircuitBreaker {
   #generation = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    readonly origin: string,
-    options: Partial<CircuitBreakerOptions> = {},
-  ) {
+  readonly #onStateChange: ((state: CircuitState) => void) | undefined;
+
+  /** `onStateChange` hears each move (for metrics and logs); it cannot change the breaker. */
+  constructor(options: Partial<CircuitBreakerOptions> = {}, onStateChange?: (state: CircuitState) => void) {
     this.#options = { ...DEFAULT_CIRCUIT, ...options };
+    this.#onStateChange = onStateChange;
   }
 
   get state(): CircuitState {
     return this.#state;
-  }
-
-  /** New thresholds apply from the next failure or opening. */
-  configure(options: Partial<CircuitBreakerOptions>): void {
-    this.#options = { ...this.#options, ...options };
   }
 
   /** A permit for one call, or null: the circuit is open, or half-open with its probe in flight. */
@@ -130,7 +123,7 @@ export class CircuitBreaker {
     }
   };
 
-  /** Stops the cool-down timer (the process is shutting down, or a test resets the state). */
+  /** Stops the cool-down timer (the gateway is shutting down). */
   dispose(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -152,50 +145,10 @@ export class CircuitBreaker {
     this.#generation += 1;
     this.#probing = false;
     if (state === 'closed') this.#failures = 0;
-    for (const listener of listeners) {
-      try {
-        listener(this.origin, state);
-      } catch {
-        // A metrics hook must not change the breaker.
-      }
+    try {
+      this.#onStateChange?.(state);
+    } catch {
+      // A metrics hook must not change the breaker.
     }
-  }
-}
-
-const breakers = new Map<string, CircuitBreaker>();
-
-/**
- * The breaker of an upstream origin (scheme, host and port; a path is ignored), created on first
- * use. `options`, when given, update its thresholds: the gateway passes its settings on each call.
- */
-export function circuitFor(origin: string | URL, options?: Partial<CircuitBreakerOptions>): CircuitBreaker {
-  const key = new URL(origin).origin;
-  let breaker = breakers.get(key);
-  if (breaker === undefined) {
-    breaker = new CircuitBreaker(key, options);
-    breakers.set(key, breaker);
-  } else if (options !== undefined) {
-    breaker.configure(options);
-  }
-  return breaker;
-}
-
-/** The state of an upstream's circuit; `closed` for an upstream not called yet. */
-export function getCircuitState(origin: string | URL): CircuitState {
-  return breakers.get(new URL(origin).origin)?.state ?? 'closed';
-}
-
-/** Called with each state change of any upstream's circuit (for metrics and logs); returns the unsubscribe. */
-export function onCircuitStateChange(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-/** Forget the breakers (of one origin, or all): for tests that reuse an upstream across cases. */
-export function resetCircuitBreakers(origin?: string | URL): void {
-  const keys = origin === undefined ? [...breakers.keys()] : [new URL(origin).origin];
-  for (const key of keys) {
-    breakers.get(key)?.dispose();
-    breakers.delete(key);
   }
 }

@@ -1,7 +1,7 @@
 // When a failed upstream read is worth another attempt, how long to wait before it, and the
-// per-upstream budget that keeps retries from multiplying an outage. V1Client applies them; only
-// GETs are ever retried (a mutation's second attempt could apply the change twice).
-import type { UpstreamOutcome } from '../errors.ts';
+// budget that keeps retries from multiplying an outage. The transport applies them; only GETs are
+// ever retried (a mutation's second attempt could apply the change twice).
+import type { UpstreamOutcome } from './outcome.ts';
 
 /**
  * Statuses that say "try again": the upstream (or a proxy before it) is overloaded or restarting.
@@ -36,15 +36,6 @@ export function backoffMs(retry: number, options: BackoffOptions = DEFAULT_BACKO
   return Math.floor(random() * ceiling);
 }
 
-/** `Retry-After` (delta-seconds or an HTTP date, RFC 9110 §10.2.3) as milliseconds from now. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Retry budget
 
@@ -60,7 +51,7 @@ export interface RetryBudgetOptions {
 export const DEFAULT_RETRY_BUDGET: RetryBudgetOptions = { ratio: 0.2, perSecond: 1, max: 10 };
 
 /**
- * A token bucket shared by every request to one upstream: each call deposits `ratio`, time adds
+ * A token bucket shared by every request of one gateway to its upstream: each call deposits `ratio`, time adds
  * `perSecond`, each retry withdraws one. While the upstream is down, every call fails and wants
  * retries, but the retries stay near `ratio` of the calls (plus the floor) instead of doubling or
  * tripling the load on an upstream that is trying to come back.
@@ -92,23 +83,4 @@ export class RetryBudget {
     this.#tokens = Math.min(this.options.max, this.#tokens + ((now - this.#refilledAt) / 1000) * this.options.perSecond);
     this.#refilledAt = now;
   }
-}
-
-const budgets = new Map<string, RetryBudget>();
-
-/** The process-wide budget of an upstream origin (scheme, host and port; a path is ignored). */
-export function retryBudgetFor(origin: string | URL): RetryBudget {
-  const key = new URL(origin).origin;
-  let budget = budgets.get(key);
-  if (budget === undefined) {
-    budget = new RetryBudget();
-    budgets.set(key, budget);
-  }
-  return budget;
-}
-
-/** Forget the budgets (of one origin, or all): for tests that reuse an upstream across cases. */
-export function resetRetryBudgets(origin?: string | URL): void {
-  if (origin === undefined) budgets.clear();
-  else budgets.delete(new URL(origin).origin);
 }

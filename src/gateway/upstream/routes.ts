@@ -1,33 +1,39 @@
-// The eight v1 operations as method + path template (rest-v1.md, "Operations"). The template is
-// also the route's name in logs and metrics: it never carries an id, a query or the key.
+// The eight v1 operations (rest-v1.md, "Operations") as a typed route table: method, path template
+// and the check of a success body, whose type is the operation's result. The domains declare the
+// wire records; their operations.ts fill a route's parameters. The template is also the route's
+// name in logs and metrics: it never carries an id, a query or the key.
+import { securityFramework } from '../domains/security-frameworks/wire.ts';
+import { webProtectionRecord } from '../domains/web-protection/wire.ts';
+import { protectionDevice, trafficLogEntry } from '../domains/protection-devices/wire.ts';
+import { positiveInt } from './check.ts';
+import { fieldOf, listOf, type ResultCheck } from './envelope.ts';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-export interface Route {
-  method: HttpMethod;
-  template: string;
+export interface Route<T> {
+  readonly method: HttpMethod;
+  readonly template: string;
+  /** `GET /api/v1/atb/{id}/traffic`: how a call is named in `onCall`, logs and metrics. */
+  readonly name: string;
+  readonly result: ResultCheck<T>;
 }
+
+function route<T>(method: HttpMethod, template: string, result: ResultCheck<T>): Route<T> {
+  return { method, template, name: `${method} ${template}`, result };
+}
+
+const frameworkPath = '/api/v1/organizations/{organizationid}/security-frameworks/{frameworkid}';
 
 export const routes = {
-  createSecurityFramework: { method: 'POST', template: '/api/v1/V-Ciso/security-frameworks' },
-  listSecurityFrameworks: { method: 'GET', template: '/api/v1/organizations/{organizationid}/security-frameworks' },
-  updateSecurityFramework: {
-    method: 'PUT',
-    template: '/api/v1/organizations/{organizationid}/security-frameworks/{frameworkid}',
-  },
-  deleteSecurityFramework: {
-    method: 'DELETE',
-    template: '/api/v1/organizations/{organizationid}/security-frameworks/{frameworkid}',
-  },
-  updateWebProtectionRecord: { method: 'PUT', template: '/api/v1/cloud-defender/{id}' },
-  deleteWebProtectionRecord: { method: 'DELETE', template: '/api/v1/cloud-defender/{id}' },
-  listProtectionDevices: { method: 'GET', template: '/api/v1/atb' },
-  listTraffic: { method: 'GET', template: '/api/v1/atb/{id}/traffic' },
-} as const satisfies Record<string, Route>;
-
-/** `GET /api/v1/atb/{id}/traffic`: how a call is named in `onCall`, logs and metrics. */
-export function routeName(route: Route): string {
-  return `${route.method} ${route.template}`;
-}
+  createSecurityFramework: route('POST', '/api/v1/V-Ciso/security-frameworks', fieldOf('security_framework', positiveInt)),
+  listSecurityFrameworks: route('GET', '/api/v1/organizations/{organizationid}/security-frameworks', listOf(securityFramework)),
+  updateSecurityFramework: route('PUT', frameworkPath, fieldOf('security_framework', securityFramework)),
+  deleteSecurityFramework: route('DELETE', frameworkPath, fieldOf('security_framework', securityFramework)),
+  updateWebProtectionRecord: route('PUT', '/api/v1/cloud-defender/{id}', fieldOf('data', webProtectionRecord)),
+  deleteWebProtectionRecord: route('DELETE', '/api/v1/cloud-defender/{id}', fieldOf('data', webProtectionRecord)),
+  listProtectionDevices: route('GET', '/api/v1/atb', listOf(protectionDevice)),
+  listTraffic: route('GET', '/api/v1/atb/{id}/traffic', listOf(trafficLogEntry)),
+} as const;
 
 /** A path segment that cannot escape its place: `/`, `?`, `#` encoded, and `.`/`..` made literal. */
 function segment(value: string): string {
@@ -36,10 +42,10 @@ function segment(value: string): string {
 }
 
 /** The template with its `{name}` placeholders filled, each value URL-encoded. */
-export function fillPath(route: Route, params: Record<string, string> = {}): string {
+export function fillPath(route: Route<unknown>, params: Record<string, string> = {}): string {
   return route.template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
-    if (value === undefined) throw new Error(`Missing path parameter ${name} for ${routeName(route)}`);
+    if (value === undefined) throw new Error(`Missing path parameter ${name} for ${route.name}`);
     return segment(value);
   });
 }

@@ -1,21 +1,26 @@
 // Protection devices and their traffic logs. Lists go through the loaders (so identical pages
 // in one operation are fetched once) and become Relay connections through connections.ts.
 import type {
+  OrderDirection,
   ProtectionDeviceFilter,
   ProtectionDeviceOrder,
+  ProtectionDeviceOrderField,
   Resolvers,
   TrafficLogEntry,
   TrafficLogFilter,
   TrafficLogOrder,
-} from '../generated/resolvers.ts';
-import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../connections.ts';
-import type { GatewayContext } from '../context.ts';
-import { isNotFound } from '../errors.ts';
-import type { WireTrafficLogEntry } from '../upstream/wire.ts';
-import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
-import { chartBuckets, webStats } from './statistics.ts';
+  TrafficLogOrderField,
+} from '../../generated/resolvers.ts';
+import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../../connections/connection.ts';
+import type { GatewayContext } from '../../context.ts';
+import { isNotFound } from '../../errors.ts';
+import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
+import { chartBuckets, webStats } from '../common/statistics.ts';
+import type { WireTrafficLogEntry } from './wire.ts';
 
-const DEVICE_ORDER_FIELDS: Record<string, string> = {
+// v1's `order` field for each order of the schema: keyed by the generated enums, so a value added
+// to the schema fails to compile until it is mapped here.
+const DEVICE_ORDER_FIELDS: Record<ProtectionDeviceOrderField, string> = {
   ID: 'id',
   TYPE: 'type',
   EMAIL: 'email',
@@ -26,7 +31,7 @@ const DEVICE_ORDER_FIELDS: Record<string, string> = {
   ORGANIZATION: 'organization',
 };
 
-const TRAFFIC_ORDER_FIELDS: Record<string, string> = {
+const TRAFFIC_ORDER_FIELDS: Record<TrafficLogOrderField, string> = {
   DATE_TIME: 'date_time',
   ID: 'id',
   TYPE: 'type',
@@ -36,10 +41,8 @@ const TRAFFIC_ORDER_FIELDS: Record<string, string> = {
 };
 
 /** v1's `order`: the field, with `-` in front for descending. */
-function wireOrder(fields: Record<string, string>, order: { field: string; direction?: string | null }, fallbackDirection: string): string {
-  const field = fields[order.field];
-  if (field === undefined) throw new Error(`unmapped order field ${order.field}`);
-  return ((order.direction ?? fallbackDirection) === 'DESC' ? '-' : '') + field;
+function wireOrder<F extends string>(fields: Record<F, string>, order: { field: F; direction?: OrderDirection | null }, fallbackDirection: OrderDirection): string {
+  return ((order.direction ?? fallbackDirection) === 'DESC' ? '-' : '') + fields[order.field];
 }
 
 /** Lists of filter values are sets: sorted and de-duplicated, so equal filters bind equal cursors. */
@@ -105,7 +108,7 @@ function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
   });
 }
 
-export const protectionDeviceResolvers: Resolvers = {
+export const protectionDeviceResolvers = {
   Query: {
     protectionDevices: (_parent, args, context) => deviceConnection(args, context),
     async protectionDevice(_parent, args, { loaders }) {
@@ -130,4 +133,4 @@ export const protectionDeviceResolvers: Resolvers = {
     webStat: (check) => webStats(check.web_stat),
     chartStat: (check) => chartBuckets(check.chart_stat),
   },
-};
+} satisfies Resolvers;

@@ -2,7 +2,7 @@
 // hash a short digest of the list's binding (filter + order + parent, built by the caller). A cursor
 // used under another binding, or that is not one of ours, is BAD_USER_INPUT, never a wrong page.
 import { createHash } from 'node:crypto';
-import { badUserInput } from './errors.ts';
+import { badUserInput } from '../errors.ts';
 
 const VERSION = 1;
 const MAX_CURSOR_LENGTH = 128;

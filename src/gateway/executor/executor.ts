@@ -1,7 +1,7 @@
 // How operations are executed: graphql-jit compiles each operation once into a plain function,
 // which then runs several times faster than graphql-js's interpreter over the large lists this
-// API returns (50 devices with their hourly statistics are some 7,000 fields). The bench showed it
-// (issue 5): graphql-js's per-field work and its garbage were most of the gateway's cost.
+// API returns (50 devices with their hourly statistics are some 7,000 fields): the benchmark showed
+// that graphql-js's per-field work and its garbage were most of the gateway's cost.
 //
 // Apollo Server 5 has no executor option; its migration guide points custom executors to the
 // `gateway` option, whose `load` hands Apollo the schema and an executor. Apollo still does all the
@@ -20,8 +20,8 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { GraphQLError as JitGraphQLError } from 'graphql-jit/dist/error';
-import { createCompiledCache, entryBytes, type Compiled, type CompiledCacheOptions } from './executor-cache.ts';
-import { badUpstreamScalarFromMessage } from './schema.ts';
+import { createCompiledCache, entryBytes, type Compiled, type CompiledCacheOptions } from './cache.ts';
+import { badUpstreamScalarFromMessage } from '../schema.ts';
 
 export type JitExecutorOptions = CompiledCacheOptions;
 

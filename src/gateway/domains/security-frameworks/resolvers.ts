@@ -1,14 +1,15 @@
 // Security frameworks: the v1 service lists them per organization (no single read, no paging),
 // so every lookup goes through the per-organization loader and the connection pages in memory.
-import type { Resolvers, SecurityFrameworkInput } from '../generated/resolvers.ts';
-import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../connections.ts';
-import { isNotFound } from '../errors.ts';
-import type { WireSecurityFramework } from '../upstream/wire.ts';
-import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
-import { outcomeOf, valueOf } from './payload.ts';
+import type { Resolvers, SecurityFrameworkInput } from '../../generated/resolvers.ts';
+import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../../connections/connection.ts';
+import { isNotFound } from '../../errors.ts';
+import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
+import { outcomeOf, valueOf } from '../common/payload.ts';
+import { createSecurityFramework, deleteSecurityFramework, updateSecurityFramework, type SecurityFrameworkBody } from './operations.ts';
+import type { WireSecurityFramework } from './wire.ts';
 
 /** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
-function toWireBody(input: SecurityFrameworkInput) {
+function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
   return {
     title: input.title,
     security_frameworks: input.controls.map((control) => ({
@@ -39,7 +40,7 @@ async function findFramework(
   }
 }
 
-export const securityFrameworkResolvers: Resolvers = {
+export const securityFrameworkResolvers = {
   Query: {
     async securityFrameworks(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
@@ -56,7 +57,8 @@ export const securityFrameworkResolvers: Resolvers = {
     async createSecurityFramework(_parent, args, { upstream, loaders }) {
       const organizationId = args.organizationId ?? undefined;
       const created = await outcomeOf(() =>
-        upstream.createSecurityFramework(
+        createSecurityFramework(
+          upstream,
           toWireBody(args.input),
           organizationId === undefined ? undefined : requirePositiveId(organizationId, 'organizationId'),
         ),
@@ -78,14 +80,14 @@ export const securityFrameworkResolvers: Resolvers = {
         const organizationId = requirePositiveId(args.organizationId, 'organizationId');
         const id = requirePositiveId(args.id, 'id');
         loaders.frameworksByOrganization.clear(organizationId);
-        return upstream.updateSecurityFramework(organizationId, id, toWireBody(args.input));
+        return updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input));
       }),
     deleteSecurityFramework: (_parent, args, { upstream, loaders }) =>
       outcomeOf(async () => {
         const organizationId = requirePositiveId(args.organizationId, 'organizationId');
         const id = requirePositiveId(args.id, 'id');
         loaders.frameworksByOrganization.clear(organizationId);
-        return upstream.deleteSecurityFramework(organizationId, id);
+        return deleteSecurityFramework(upstream, organizationId, id);
       }),
   },
   CreateSecurityFrameworkPayload: {
@@ -113,4 +115,4 @@ export const securityFrameworkResolvers: Resolvers = {
     userId: (submitter) => submitter.user_id,
     userEmail: (submitter) => submitter.user_email,
   },
-};
+} satisfies Resolvers;

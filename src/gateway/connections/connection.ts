@@ -1,7 +1,7 @@
 // Relay connections over the upstream's offset/limit/total (graphql.md, "Connections"), in one
 // place. A cursor names an absolute offset in the list as bound (filter + order + parent); page
 // info comes from the page's offsets and the upstream's total, so it is exact both ways.
-import { badUserInput } from './errors.ts';
+import { badUserInput } from '../errors.ts';
 import { cursorCodec, type CursorCodec } from './cursor.ts';
 
 export interface ConnectionArgs {

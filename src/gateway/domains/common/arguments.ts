@@ -1,6 +1,6 @@
 // Checks of selector arguments that the v1 contract constrains (positive integer ids), made
 // before any upstream call so that a typo is a clear BAD_USER_INPUT rather than a round trip.
-import { badUserInput } from '../errors.ts';
+import { badUserInput } from '../../errors.ts';
 
 const POSITIVE_INTEGER = /^[1-9]\d{0,15}$/;
 

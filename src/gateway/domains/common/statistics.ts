@@ -3,8 +3,8 @@
 // once, when its list is resolved, rather than through one resolver per field: the executor then
 // reads each field as a plain property, where a resolver call costs it a closure, a resolve info
 // and a response path per field (about half of what a device page allocated).
-import type { ChartBucket, WebStat } from '../generated/resolvers.ts';
-import type { WireChartBucket, WireWebStat } from '../upstream/wire.ts';
+import type { ChartBucket, WebStat } from '../../generated/resolvers.ts';
+import type { WireChartBucket, WireWebStat } from './wire.ts';
 
 export function webStats(stats: readonly WireWebStat[]): WebStat[] {
   return stats.map((stat) => ({

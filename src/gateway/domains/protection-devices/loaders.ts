@@ -1,10 +1,14 @@
-// Per-request loaders: every upstream read of one GraphQL operation goes through them, so that
-// repeated or fanned-out fields cost one upstream call each instead of one per field. They are
-// created per request (never shared across keys), which is also why caching in them is safe.
+// The per-request loaders of devices and traffic: every such upstream read of one GraphQL operation
+// goes through them, so that repeated or fanned-out fields cost one upstream call each instead of
+// one per field. They are created per request (never shared across keys), which is also why
+// caching in them is safe.
 import DataLoader from 'dataloader';
-import { isPositiveIntegerId } from './resolvers/arguments.ts';
-import type { V1Client } from './upstream/client.ts';
-import type { WireList, WireProtectionDevice, WireSecurityFramework, WireTrafficLogEntry } from './upstream/wire.ts';
+import type { UpstreamClient } from '../../upstream/client.ts';
+import type { WireList } from '../../upstream/envelope.ts';
+import { isPositiveIntegerId } from '../common/arguments.ts';
+import { settleEach } from '../common/settle.ts';
+import { listProtectionDevices, listTraffic } from './operations.ts';
+import type { WireProtectionDevice, WireTrafficLogEntry } from './wire.ts';
 
 export interface DeviceListQuery {
   limit: number;
@@ -25,9 +29,7 @@ export interface TrafficQuery {
 /** The v1 devices page size used when scanning for devices by id (the contract's maximum). */
 const DEVICE_SCAN_PAGE = 500;
 
-export interface Loaders {
-  /** The frameworks of one organization: one list call per organization per operation. */
-  frameworksByOrganization: DataLoader<string, WireSecurityFramework[]>;
+export interface DeviceLoaders {
   /** Pages of the device list, one call per distinct query. */
   devicePages: Pick<DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>, 'load'>;
   /** Devices by id: all the ids asked in one tick cost at most one paged scan of the list. */
@@ -57,12 +59,7 @@ function trafficPageKey({ deviceId, query: { limit, offset, order, actions, sear
   return JSON.stringify([deviceId, limit, offset, order ?? null, actions ?? null, search ?? null]);
 }
 
-/** Each key is settled on its own: one failed page must not fail the other pages of the batch. */
-function settleEach<K, V>(keys: readonly K[], load: (key: K) => Promise<V>): Promise<(V | Error)[]> {
-  return Promise.all(keys.map((key) => load(key).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
-}
-
-export function createLoaders(client: V1Client): Loaders {
+export function createDeviceLoaders(client: UpstreamClient): DeviceLoaders {
   // Devices seen in any list answer of this operation, and the list pages still on their way:
   // a lookup by id waits for those pages before it scans, so a page and lookups of its devices
   // asked in one operation cost the page alone.
@@ -72,7 +69,7 @@ export function createLoaders(client: V1Client): Loaders {
   const pageLoader = new DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>(
     (queries) =>
       settleEach(queries, async (query) => {
-        const page = await client.listProtectionDevices(query);
+        const page = await listProtectionDevices(client, query);
         for (const device of page.data) seen.set(String(device.id), device);
         return page;
       }),
@@ -109,13 +106,10 @@ export function createLoaders(client: V1Client): Loaders {
   });
 
   return {
-    frameworksByOrganization: new DataLoader<string, WireSecurityFramework[]>((organizationIds) =>
-      settleEach(organizationIds, async (organizationId) => (await client.listSecurityFrameworks(organizationId)).data),
-    ),
     devicePages,
     deviceById,
     trafficPages: new DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>(
-      (keys) => settleEach(keys, ({ deviceId, query }) => client.listTraffic(deviceId, query)),
+      (keys) => settleEach(keys, ({ deviceId, query }) => listTraffic(client, deviceId, query)),
       { cacheKeyFn: trafficPageKey },
     ),
   };

@@ -1,0 +1,53 @@
+// The v1 operations on protection devices and their traffic (rest-v1.md, operations 7–8).
+import type { UpstreamClient } from '../../upstream/client.ts';
+import type { WireList } from '../../upstream/envelope.ts';
+import { routes } from '../../upstream/routes.ts';
+import type { WireProtectionDevice, WireTrafficLogEntry } from './wire.ts';
+
+type Id = string | number;
+
+export interface ListQuery {
+  limit?: number | null;
+  offset?: number | null;
+  order?: string | null;
+}
+
+export interface ProtectionDeviceQuery extends ListQuery {
+  organization?: string | number | null;
+  services?: readonly string[] | null;
+}
+
+export interface TrafficQuery extends ListQuery {
+  actions?: readonly string[] | null;
+  search?: string | null;
+}
+
+function setIfGiven(query: URLSearchParams, name: string, value: string | number | null | undefined): void {
+  if (value !== undefined && value !== null) query.set(name, String(value));
+}
+
+function appendAll(query: URLSearchParams, name: string, values: readonly string[] | null | undefined): void {
+  for (const value of values ?? []) query.append(name, value);
+}
+
+function listQuery(q: ListQuery): URLSearchParams {
+  const query = new URLSearchParams();
+  setIfGiven(query, 'limit', q.limit);
+  setIfGiven(query, 'offset', q.offset);
+  setIfGiven(query, 'order', q.order);
+  return query;
+}
+
+export function listProtectionDevices(client: UpstreamClient, q: ProtectionDeviceQuery = {}): Promise<WireList<WireProtectionDevice>> {
+  const query = listQuery(q);
+  setIfGiven(query, 'organization', q.organization);
+  appendAll(query, 'services', q.services);
+  return client.call(routes.listProtectionDevices, { query });
+}
+
+export function listTraffic(client: UpstreamClient, deviceId: Id, q: TrafficQuery = {}): Promise<WireList<WireTrafficLogEntry>> {
+  const query = listQuery(q);
+  appendAll(query, 'actions[]', q.actions);
+  setIfGiven(query, 'search', q.search);
+  return client.call(routes.listTraffic, { params: { id: String(deviceId) }, query });
+}

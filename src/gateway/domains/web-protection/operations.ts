@@ -1,0 +1,24 @@
+// The v1 operations on web protection records (rest-v1.md, operations 5–6): a partial edit and a
+// delete, both by id.
+import type { UpstreamClient } from '../../upstream/client.ts';
+import { routes } from '../../upstream/routes.ts';
+import type { WireWebProtectionRecord } from './wire.ts';
+
+type Id = string | number;
+
+/** A partial edit: only the fields given are changed. */
+export interface WebProtectionRecordPatch {
+  organization?: number;
+  fqdn?: string;
+  email?: string;
+  endpoint?: string;
+  services?: string[];
+}
+
+export function updateWebProtectionRecord(client: UpstreamClient, id: Id, body: WebProtectionRecordPatch): Promise<WireWebProtectionRecord> {
+  return client.call(routes.updateWebProtectionRecord, { params: { id: String(id) }, body });
+}
+
+export function deleteWebProtectionRecord(client: UpstreamClient, id: Id): Promise<WireWebProtectionRecord> {
+  return client.call(routes.deleteWebProtectionRecord, { params: { id: String(id) } });
+}

@@ -1,0 +1,156 @@
+// One HTTP exchange with the upstream: the request sent on the gateway's pool under a deadline and
+// the caller's cancellation, the body read under a size cap, and every network failure classified
+// as an upstream outcome. Retries, the breaker and the meaning of the answer are the client's.
+import { EventEmitter } from 'node:events';
+import { errors as undiciErrors, type Dispatcher, type Pool } from 'undici';
+import { RequestCancelledError } from '../errors.ts';
+import type { UpstreamOutcome } from './outcome.ts';
+
+/** An attempt ended in an upstream outcome; the client decides what becomes of it. */
+export class AttemptFailed extends Error {
+  constructor(readonly outcome: UpstreamOutcome) {
+    super(outcome.kind);
+    this.name = 'AttemptFailed';
+  }
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  text: string;
+}
+
+export interface ExchangeRequest {
+  pool: Pool;
+  method: string;
+  path: string;
+  /** Sent as `X-Service-Token` when not empty. */
+  apiKey: string;
+  body?: unknown;
+  /** `performance.now()` time by which the whole exchange must be over. */
+  deadlineAt: number;
+  maxBodyBytes: number;
+  /** Registers a cancel function while the exchange runs (the request's signal calls it). */
+  track: (cancel: () => void) => () => void;
+  /** Set as soon as a status line arrives, even if the body then fails. */
+  seen: { status: number | null };
+}
+
+// Network errors that happen before a byte of the request left: the upstream did nothing.
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+// The connection broke after the request was (perhaps) sent.
+const CUT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+
+function networkCode(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  // Node's happy-eyeballs connect reports every address's failure in an AggregateError.
+  if (err instanceof AggregateError) return networkCode(err.errors[0]);
+  return undefined;
+}
+
+/** A failed exchange as an upstream outcome; undefined for an error that is the gateway's own bug. */
+function outcomeOfNetworkError(err: unknown): UpstreamOutcome | undefined {
+  // Its `code` is llhttp's (HPE_…), and absent for some replies that are not HTTP at all.
+  if (err instanceof undiciErrors.HTTPParserError) return { kind: 'badResponse', status: null, reason: 'not valid HTTP' };
+  const code = networkCode(err);
+  if (code === undefined) return undefined;
+  if (TIMEOUTS.has(code)) return { kind: 'timeout' };
+  if (NOT_SENT.has(code)) return { kind: 'unavailable', sent: false };
+  if (CUT.has(code)) return { kind: 'unavailable', sent: true };
+  if (/^E[A-Z]+$/.test(code)) return { kind: 'unavailable', sent: true };
+  return undefined;
+}
+
+function ignore(): void {}
+
+/**
+ * Stops reading a body over the cap (the socket is dropped and the rest never received) and
+ * returns the failure to throw. Destroying an unfinished undici body emits an abort error, which
+ * is expected here.
+ */
+function bodyTooLarge(response: Dispatcher.ResponseData, max: number): AttemptFailed {
+  response.body.on('error', ignore).destroy();
+  return new AttemptFailed({ kind: 'badResponse', status: response.statusCode, reason: `body: over the ${max}-byte limit` });
+}
+
+export function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readCapped(response: Dispatcher.ResponseData, max: number): Promise<string> {
+  const declared = Number(firstHeader(response.headers['content-length']));
+  if (declared > max) throw bodyTooLarge(response, max);
+  // A declared length within the cap bounds the body: undici ends it there (more bytes would be
+  // a protocol error on the connection, fewer a failed read). Read whole, it costs less than
+  // iterating its chunks; only a body of unknown length (chunked) is counted as it comes.
+  if (Number.isSafeInteger(declared) && declared >= 0) return response.body.text();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw bodyTooLarge(response, max);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * One exchange until the deadline. Throws AttemptFailed for every upstream outcome,
+ * RequestCancelledError when the caller went away, and anything else only for a gateway bug.
+ */
+export async function exchange(request: ExchangeRequest): Promise<RawResponse> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  // Only the readiness probe gets here without a key (calls refuse that before): no empty header.
+  if (request.apiKey !== '') headers['x-service-token'] = request.apiKey;
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    body = JSON.stringify(request.body);
+    headers['content-type'] = 'application/json';
+  }
+
+  // undici takes an EventEmitter as the signal of a request ('abort' aborts it): made for every
+  // call, it costs a small part of what an AbortController does.
+  const abort = new EventEmitter();
+  let ended: 'deadline' | 'cancelled' | undefined;
+  const timer = setTimeout(
+    () => {
+      ended ??= 'deadline';
+      abort.emit('abort');
+    },
+    Math.max(0, request.deadlineAt - performance.now()),
+  );
+  const untrack = request.track(() => {
+    ended ??= 'cancelled';
+    abort.emit('abort');
+  });
+
+  try {
+    const response = await request.pool.request({ path: request.path, method: request.method as Dispatcher.HttpMethod, headers, body, signal: abort });
+    request.seen.status = response.statusCode;
+    const text = await readCapped(response, request.maxBodyBytes);
+    return { status: response.statusCode, headers: response.headers, text };
+  } catch (err) {
+    if (ended === 'cancelled') throw new RequestCancelledError();
+    if (ended === 'deadline') throw new AttemptFailed({ kind: 'timeout' });
+    if (err instanceof AttemptFailed) throw err;
+    const outcome = outcomeOfNetworkError(err);
+    if (outcome === undefined) throw err;
+    throw new AttemptFailed(outcome.kind === 'badResponse' ? { ...outcome, status: request.seen.status } : outcome);
+  } finally {
+    clearTimeout(timer);
+    untrack();
+  }
+}
