@@ -135,3 +135,53 @@ describe('boundaries between the gateway and the reference service', () => {
     expect(importsMain).toEqual([]);
   });
 });
+
+describe('the shape of the source', () => {
+  /** One cycle of the import graph as a path of files, or undefined when there is none. */
+  function findCycle(): string[] | undefined {
+    const done = new Set<string>();
+    const onPath: string[] = [];
+    const visit = (file: string): string[] | undefined => {
+      const at = onPath.indexOf(file);
+      if (at >= 0) return [...onPath.slice(at), file];
+      if (done.has(file)) return undefined;
+      onPath.push(file);
+      for (const next of IMPORTS.get(file) ?? []) {
+        const cycle = visit(next);
+        if (cycle) return cycle;
+      }
+      onPath.pop();
+      done.add(file);
+      return undefined;
+    };
+    for (const file of FILES) {
+      const cycle = visit(file);
+      if (cycle) return cycle.map((path) => relative(ROOT, path));
+    }
+    return undefined;
+  }
+
+  it('has no import cycle anywhere in src/ (type-only imports count: they tie files together as much)', () => {
+    expect(findCycle()).toBeUndefined();
+  });
+
+  it('finds a cycle when there is one', () => {
+    const a = join(SRC, 'gateway/errors.ts');
+    const b = join(SRC, 'gateway/upstream/outcome.ts');
+    const saved = IMPORTS.get(a)!;
+    IMPORTS.set(a, [...saved, b]);
+    try {
+      expect(findCycle()).toEqual(expect.arrayContaining(['src/gateway/errors.ts', 'src/gateway/upstream/outcome.ts']));
+    } finally {
+      IMPORTS.set(a, saved);
+    }
+  });
+
+  it('keeps every hand-written gateway file small enough to read in one sitting', () => {
+    const MAX_LINES = 300;
+    const long = FILES.filter((file) => half(file) === 'gateway' && !file.includes('/generated/'))
+      .map((file) => [relative(ROOT, file), readFileSync(file, 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+});

@@ -1,5 +1,24 @@
 import type { ApiKey } from './storage/keys.ts';
-import type { V1ServiceOptions } from './server.ts';
+import type { SeedSizes } from './seed/generate.ts';
+
+/** How the reference service starts: from the environment (parseV1Config) or from a test. */
+export interface V1ServiceOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+  /** SQLite file (its folder is created), or `:memory:`. Default `./data/v1.sqlite`. */
+  database?: string;
+  /** `V1_API_KEYS` syntax: `key=1,other=*`. */
+  apiKeys?: string;
+  /** `demo` (default) fills an empty database with demo data; `none` leaves it as it is. */
+  seed?: 'demo' | 'none';
+  seedSizes?: Partial<SeedSizes>;
+  /** Traffic entries per second appended by the simulator; 0 (default) is off. */
+  simulateTraffic?: number;
+  /** Where log lines go (default: stderr). Keys are never logged. */
+  logger?: (line: string) => void;
+}
 
 /** A bad setting. The message is one line naming the setting and what is wrong with it. */
 export class ConfigError extends Error {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.ts';
-import { parseApiKeys } from './config.ts';
+import { parseApiKeys, type V1ServiceOptions } from './config.ts';
 import { readJsonBody, ClientAbortedError } from './http/body.ts';
 import { sendFailure, sendSuccess } from './http/envelope.ts';
 import { INTERNAL_MESSAGE, V1Error } from './http/errors.ts';
@@ -13,28 +13,11 @@ import { openDatabase } from './storage/database.ts';
 import type { Database } from './storage/database.ts';
 import { replaceConfiguredKeys } from './storage/keys.ts';
 import type { ApiKey } from './storage/keys.ts';
-import type { SeedSizes } from './seed/generate.ts';
 import { seedDemo } from './seed/index.ts';
 import { startTrafficSimulator } from './simulator.ts';
 import type { TrafficSimulator } from './simulator.ts';
 
-export interface V1ServiceOptions {
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Default 8080; 0 picks a free port. */
-  port?: number;
-  /** SQLite file (its folder is created), or `:memory:`. Default `./data/v1.sqlite`. */
-  database?: string;
-  /** `V1_API_KEYS` syntax: `key=1,other=*`. */
-  apiKeys?: string;
-  /** `demo` (default) fills an empty database with demo data; `none` leaves it as it is. */
-  seed?: 'demo' | 'none';
-  seedSizes?: Partial<SeedSizes>;
-  /** Traffic entries per second appended by the simulator; 0 (default) is off. */
-  simulateTraffic?: number;
-  /** Where log lines go (default: stderr). Keys are never logged. */
-  logger?: (line: string) => void;
-}
+export type { V1ServiceOptions } from './config.ts';
 
 export interface V1Service {
   url: string;
