@@ -1,5 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * System suites: whole processes (`npm start`'s command), load, and `npm run bench` end to end on a
+ * tiny database. They run in a project of their own, once the other suites are done: the load they
+ * make would disturb the others' timing, and their failures say "the system" rather than a part.
+ */
+const SYSTEM_SUITES = ['test/main.test.ts', 'test/gateway/load.test.ts', 'test/bench/bench.smoke.ts'];
+
 export default defineConfig({
   resolve: {
     // Apollo and @graphql-tools load graphql's CommonJS entry; without this alias the suites would
@@ -12,10 +19,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'suites', include: ['test/**/*.test.ts'] } },
-      // `npm run bench` end to end on a tiny database, once the suites are done: the load it makes
-      // would disturb their timing.
-      { extends: true, test: { name: 'bench', include: ['test/bench/bench.smoke.ts'], sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'suites', include: ['test/**/*.test.ts'], exclude: SYSTEM_SUITES } },
+      { extends: true, test: { name: 'system', include: SYSTEM_SUITES, sequence: { groupOrder: 1 } } },
     ],
   },
 });
