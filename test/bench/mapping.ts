@@ -1,75 +1,11 @@
 // The pass-through's hand-written equivalent of the gateway's work for the benchmark's shapes:
-// the v1 paths the gateway calls (per src/gateway/loaders.ts and resolvers/*), and the v1 JSON
-// turned into the JSON of the GraphQL selections in shapes.ts (camelCase names, string ids,
-// ISO timestamps with milliseconds, URLs normalised as graphql-scalars does). It declares its own
-// view of the wire: the benchmark's pass-through shares no code with the gateway.
+// the v1 paths the gateway calls, and the v1 JSON turned into the JSON of the GraphQL selections
+// in shapes.ts by the tests' oracle (test/helpers/oracle.ts), the same the suites check the
+// gateway with. The benchmark's pass-through shares no code with the gateway.
+import { controlFields, protectionDevice, type V1Framework } from '../helpers/oracle.ts';
 
-export interface V1Traffic {
-  id: number;
-  date_time: string;
-  type: string;
-  src_ip: string;
-  dest_ip: string;
-  dest_port: string;
-  log_message: string;
-  extra: Record<string, unknown>;
-}
-
-interface V1WebStat {
-  datetime: string;
-  waf_protection: number;
-  total_managed_requests: number;
-}
-
-export interface V1Device {
-  id: number;
-  organization: { id: number; name: string; logo: string | null };
-  atb_key: string;
-  type: string;
-  email: string;
-  device_id: string;
-  endpoint: string;
-  privateIP: string;
-  services: string[];
-  check: {
-    stat: { vpn: number; dnsbl: number; iplist: number; datetime: string };
-    status: number;
-    web_stat: V1WebStat[];
-    chart_stat: { bucket_start: number; bucket_end: number; total_requests: number; malicious_requests: number }[];
-  } | null;
-}
-
-interface V1Evidence {
-  files: string[];
-  details: string;
-  datetime: string;
-  completed: number;
-  residual_risk: number | null;
-  submitted_by: { user_id: string; user_email: string };
-}
-
-export interface V1Control {
-  id: string;
-  type: string;
-  title: string;
-  weight: number;
-  details: Record<string, unknown>;
-  evidences: V1Evidence[];
-  frequency: string;
-  description: string;
-  evidence_type: string;
-}
-
-export interface V1Framework {
-  id: number;
-  title: string;
-  security_frameworks: V1Control[];
-}
-
-export interface V1List<T> {
-  total: number;
-  data: T[];
-}
+export { securityFramework as framework, trafficLogEntry as trafficEntry } from '../helpers/oracle.ts';
+export type { V1Device, V1Framework, V1List, V1Traffic } from '../helpers/oracle.ts';
 
 /** The GraphQL `SecurityFrameworkInput` of shape 5. */
 export interface FrameworkInput {
@@ -101,84 +37,10 @@ export const v1Paths = {
 
 // --- v1 JSON to the selections' JSON ------------------------------------------------------------
 
-/** DateTime (graphql-scalars) serialises a Date: ISO with milliseconds. */
-const iso = (value: string) => new Date(value).toISOString();
-/** URL (graphql-scalars) serialises `new URL(value).toString()`. */
-const url = (value: string | null) => (value === null ? null : new URL(value).toString());
-
-export function trafficEntry(entry: V1Traffic) {
-  return {
-    id: String(entry.id),
-    dateTime: iso(entry.date_time),
-    type: entry.type,
-    srcIp: entry.src_ip,
-    destIp: entry.dest_ip,
-    destPort: entry.dest_port,
-    logMessage: entry.log_message,
-    extra: entry.extra,
-  };
-}
-
-export function deviceWithCheck(device: V1Device) {
-  const check = device.check;
-  return {
-    id: String(device.id),
-    deviceId: device.device_id,
-    type: device.type,
-    email: device.email,
-    endpoint: device.endpoint,
-    privateIp: device.privateIP,
-    atbKey: device.atb_key,
-    services: device.services,
-    organization: { id: String(device.organization.id), name: device.organization.name, logo: url(device.organization.logo) },
-    check: check && {
-      status: check.status,
-      stat: { vpn: check.stat.vpn, dnsbl: check.stat.dnsbl, iplist: check.stat.iplist, datetime: iso(check.stat.datetime) },
-      webStat: check.web_stat.map((stat) => ({
-        datetime: iso(stat.datetime),
-        wafProtection: stat.waf_protection,
-        totalManagedRequests: stat.total_managed_requests,
-      })),
-      chartStat: check.chart_stat.map((bucket) => ({
-        bucketStart: bucket.bucket_start,
-        bucketEnd: bucket.bucket_end,
-        totalRequests: bucket.total_requests,
-        maliciousRequests: bucket.malicious_requests,
-      })),
-    },
-  };
-}
-
-/** A control's own fields as GraphQL names them (the control type, and its input alike). */
-function controlInput(control: V1Control): FrameworkInput['controls'][number] {
-  return {
-    id: control.id,
-    type: control.type,
-    title: control.title,
-    weight: control.weight,
-    details: control.details,
-    frequency: control.frequency,
-    description: control.description,
-    evidenceType: control.evidence_type,
-  };
-}
-
-export function framework(item: V1Framework) {
-  return {
-    id: String(item.id),
-    title: item.title,
-    controls: item.security_frameworks.map((control) => ({
-      ...controlInput(control),
-      evidences: control.evidences.map((evidence) => ({
-        files: evidence.files,
-        details: evidence.details,
-        datetime: iso(evidence.datetime),
-        completed: evidence.completed,
-        residualRisk: evidence.residual_risk,
-        submittedBy: { userId: evidence.submitted_by.user_id, userEmail: evidence.submitted_by.user_email },
-      })),
-    })),
-  };
+/** Shape 2's device: every field but the plugin, which its selection leaves out. */
+export function deviceWithCheck(device: Parameters<typeof protectionDevice>[0]) {
+  const { plugin: _plugin, ...selected } = protectionDevice(device);
+  return selected;
 }
 
 // --- Shape 5: the edit's input, both ways ---------------------------------------------------------
@@ -187,7 +49,7 @@ export function framework(item: V1Framework) {
 export function frameworkInput(item: V1Framework): FrameworkInput {
   return {
     title: item.title,
-    controls: item.security_frameworks.map(controlInput),
+    controls: item.security_frameworks.map(controlFields),
   };
 }
 
