@@ -2,7 +2,7 @@
 // order, as codegen.yml's `schema` glob), and the resolvers of its custom scalars.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildASTSchema, concatAST, GraphQLError, GraphQLScalarType, Kind, parse, type DocumentNode } from 'graphql';
+import { buildASTSchema, concatAST, GraphQLError, GraphQLScalarType, Kind, parse, type DocumentNode, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
   EmailAddressResolver,
@@ -115,11 +115,58 @@ function requireDottedQuad(value: unknown): void {
   }
 }
 
+/** Deepest nesting of a JSON input (a control's `details`): deeper is refused before any work. */
+export const MAX_JSON_DEPTH = 64;
+
+function jsonDepth(value: unknown, limit: number): number {
+  if (value === null || typeof value !== 'object') return 0;
+  if (limit <= 0) return 1;
+  let deepest = 0;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    deepest = Math.max(deepest, jsonDepth(item, limit - 1));
+    if (deepest >= limit) break;
+  }
+  return deepest + 1;
+}
+
+function literalDepth(node: ValueNode, limit: number): number {
+  if (limit <= 0) return 1;
+  const children = node.kind === Kind.OBJECT ? node.fields.map((field) => field.value) : node.kind === Kind.LIST ? node.values : [];
+  if (children.length === 0) return node.kind === Kind.OBJECT || node.kind === Kind.LIST ? 1 : 0;
+  let deepest = 0;
+  for (const child of children) {
+    deepest = Math.max(deepest, literalDepth(child, limit - 1));
+    if (deepest >= limit) break;
+  }
+  return deepest + 1;
+}
+
+/**
+ * A JSON scalar that refuses nesting deeper than MAX_JSON_DEPTH before it reads the value any
+ * further: every later step (coercion, the upstream body's JSON.stringify) recurses, and a client
+ * could nest thousands of levels into a stack overflow.
+ */
+function depthLimited(scalar: GraphQLScalarType): GraphQLScalarType {
+  const config = scalar.toConfig();
+  const tooDeep = () => new GraphQLError(`${scalar.name} values may be nested at most ${MAX_JSON_DEPTH} levels deep.`);
+  return new GraphQLScalarType({
+    ...config,
+    parseValue(value) {
+      if (jsonDepth(value, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH) throw tooDeep();
+      return config.parseValue(value);
+    },
+    parseLiteral(ast, variables) {
+      if (literalDepth(ast, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH) throw tooDeep();
+      return config.parseLiteral(ast, variables);
+    },
+  });
+}
+
 export const scalarResolvers = {
   DateTime: serializingToIsoStrings(documentedBySdl(DateTimeResolver)),
   EmailAddress: documentedBySdl(EmailAddressResolver),
   IPv4: documentedBySdl(IPv4Resolver, requireDottedQuad),
   UUID: documentedBySdl(UUIDResolver),
   URL: documentedBySdl(URLResolver),
-  JSONObject: documentedBySdl(JSONObjectResolver),
+  JSONObject: depthLimited(documentedBySdl(JSONObjectResolver)),
 } satisfies Resolvers;

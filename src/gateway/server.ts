@@ -14,12 +14,13 @@ import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { buildSchema } from './domains/index.ts';
 import { jitGateway } from './executor/executor.ts';
+import { operationResolutionPlugin } from './executor/operation-resolution.ts';
 import { createFormatError, withoutSuggestions } from './format-error.ts';
-import { BodyTooLargeError, ClientGoneError, readBody } from './http/body.ts';
 import { corsMiddleware } from './http/cors.ts';
+import { readGraphQLBody } from './http/graphql-body.ts';
 import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
-import { batchTooLarge, limitOptions } from './limits/index.ts';
+import { limitOptions } from './limits/index.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
@@ -120,6 +121,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       // load its protobuf code (some 8 MB of memory) to find that out.
       ApolloServerPluginInlineTraceDisabled(),
       landingPagePlugin,
+      operationResolutionPlugin<GatewayContext>(),
       ...limits.plugins,
       observabilityPlugin<GatewayContext>({ logger, metrics }),
     ],
@@ -131,30 +133,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     let body: unknown;
     if (req.method === 'POST') {
-      let text: string;
-      try {
-        text = await readBody(req, options.bodyLimitBytes);
-      } catch (error) {
-        if (error instanceof ClientGoneError) return;
-        if (error instanceof BodyTooLargeError) {
-          sendJson(res, 413, { errors: [{ message: 'Request body is too large.', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, { connection: 'close' });
-          return;
-        }
-        throw error;
-      }
-      const type = req.headers['content-type'] ?? '';
-      if (/^application\/(graphql-response\+)?json\b/i.test(type) && text !== '') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          sendJson(res, 400, { errors: [{ message: 'Request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
-          return;
-        }
-      } else {
-        body = text;
-      }
-      const oversizedBatch = batchTooLarge(body, options.limits.maxBatchSize);
-      if (oversizedBatch) return sendJson(res, 400, oversizedBatch);
+      const read = await readGraphQLBody(req, options);
+      if (read.kind === 'gone') return;
+      if (read.kind === 'refused') return sendJson(res, read.status, read.answer, read.headers);
+      body = read.body;
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
