@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * tiny database. They run in a project of their own, once the other suites are done: the load they
  * make would disturb the others' timing, and their failures say "the system" rather than a part.
  */
-const SYSTEM_SUITES = ['test/main.test.ts', 'test/gateway/load.test.ts', 'test/bench/bench.smoke.ts'];
+const SYSTEM_SUITES = ['test/main.test.ts', 'test/shutdown.test.ts', 'test/gateway/load.test.ts', 'test/bench/bench.smoke.ts'];
 
 export default defineConfig({
   resolve: {

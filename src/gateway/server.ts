@@ -20,6 +20,7 @@ import { corsMiddleware } from './http/cors.ts';
 import { readGraphQLBody } from './http/graphql-body.ts';
 import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
+import { ShutdownGate } from './http/shutdown-gate.ts';
 import { limitOptions } from './limits/index.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
@@ -175,7 +176,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     else sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
   }
 
+  const gate = new ShutdownGate();
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!gate.admit(req, res)) return;
     const requestId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) || randomUUID();
     res.setHeader('x-request-id', requestId);
     const path = (req.url ?? '/').split('?')[0];
@@ -214,6 +217,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     httpServer,
     logger,
     async close() {
+      gate.close();
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
       await transport.close();
     },

@@ -304,6 +304,9 @@ describe('upstream statuses', () => {
     [422, 'BAD_USER_INPUT'],
     [405, 'UPSTREAM_ERROR'],
     [413, 'UPSTREAM_ERROR'],
+    // A URL or headers too long for the upstream: the client's filter made them so.
+    [414, 'BAD_USER_INPUT'],
+    [431, 'BAD_USER_INPUT'],
     [500, 'UPSTREAM_UNAVAILABLE'],
     [503, 'UPSTREAM_UNAVAILABLE'],
   ])('%i becomes %s with the upstream messages', async (status, code) => {

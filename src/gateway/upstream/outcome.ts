@@ -23,7 +23,9 @@ function codeForStatus(status: number): ErrorCode {
   if (status === 401) return ErrorCode.UNAUTHENTICATED;
   if (status === 403) return ErrorCode.FORBIDDEN;
   if (status === 404) return ErrorCode.NOT_FOUND;
-  if (status === 400 || status === 422) return ErrorCode.BAD_USER_INPUT;
+  // 414 and 431: the request's URL or headers were too long for the upstream, which the client's
+  // input made so (a long filter): its mistake to correct, not the upstream's failure.
+  if (status === 400 || status === 422 || status === 414 || status === 431) return ErrorCode.BAD_USER_INPUT;
   if (status === 429) return ErrorCode.RATE_LIMITED;
   if (status >= 500) return ErrorCode.UPSTREAM_UNAVAILABLE;
   // 2xx with error != 0, and any other 4xx
