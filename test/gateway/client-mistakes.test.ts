@@ -133,3 +133,46 @@ describe('a body over the limit', () => {
     expectQuietRefusal();
   });
 });
+
+describe('lists longer than any valid one', () => {
+  const EDIT = 'mutation($id: ID!, $input: WebProtectionRecordInput!) { updateWebProtectionRecord(id: $id, input: $input) { webProtectionRecord { id } } }';
+  const services = (n: number) => Array.from({ length: n }, (_, i) => `service-${i}`);
+
+  it('65 services in variables: 400 BAD_USER_INPUT naming the input, nothing forwarded', async () => {
+    const response = await postGraphQL(stack.gateway.url, { query: EDIT, variables: { id: '1', input: { services: services(65) } } }, headers);
+    expect(response.status).toBe(400);
+    expect(response.errors).toEqual([
+      {
+        message: 'WebProtectionRecordInput.services holds 65 items; at most 64 are allowed.',
+        extensions: { code: 'BAD_USER_INPUT', field: 'WebProtectionRecordInput.services' },
+      },
+    ]);
+    expectQuietRefusal();
+  });
+
+  it('200,000 services (most of a megabyte) are refused the same way', async () => {
+    const response = await postGraphQL(stack.gateway.url, { query: EDIT, variables: { id: '1', input: { services: Array(200_000).fill('w') } } }, headers);
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expectQuietRefusal();
+  });
+
+  it('65 actions written in the document: 400 BAD_USER_INPUT', async () => {
+    const actions = JSON.stringify(services(65));
+    const response = await postGraphQL(stack.gateway.url, { query: `{ trafficLog(deviceId: "1", filter: { actions: ${actions} }) { totalCount } }` }, headers);
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.message).toBe('TrafficLogFilter.actions holds 65 items; at most 64 are allowed.');
+    expectQuietRefusal();
+  });
+
+  it('501 controls: refused; a list at its limit goes on', async () => {
+    const control = (i: number) => ({ id: `c${i}`, type: 't', title: 't', weight: 1, frequency: '0 * * * *', evidenceType: 'e' });
+    const create = 'mutation($input: SecurityFrameworkInput!) { createSecurityFramework(organizationId: "1", input: $input) { id } }';
+    const refused = await postGraphQL(stack.gateway.url, { query: create, variables: { input: { title: 'long', controls: Array.from({ length: 501 }, (_, i) => control(i)) } } }, headers);
+    expect(refused.status).toBe(400);
+    expect(refused.errors?.[0]?.extensions?.field).toBe('SecurityFrameworkInput.controls');
+    expectQuietRefusal();
+    const within = await postGraphQL(stack.gateway.url, { query: EDIT, variables: { id: '1', input: { services: ['waf'] } } }, headers);
+    expect(within.status).toBe(200);
+  });
+});

@@ -2,6 +2,7 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { GraphQLFormattedError, ParseOptions, ValidationRule } from 'graphql';
 import { costLimitPlugin } from './cost.ts';
+import { listSizePlugin } from './list-sizes.ts';
 import type { QueryLimits } from './settings.ts';
 import { queryShapeRules } from './shape-rules.ts';
 
@@ -21,7 +22,7 @@ export function limitOptions<TContext extends BaseContext>(limits: QueryLimits):
     // Apollo refuses batches with 400 when this is false; when true, server.ts bounds their size
     // (batchTooLarge), since Apollo has no bound of its own.
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
-    plugins: [costLimitPlugin<TContext>(limits.maxCost)],
+    plugins: [listSizePlugin<TContext>(), costLimitPlugin<TContext>(limits.maxCost)],
   };
 }
 

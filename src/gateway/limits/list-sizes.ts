@@ -1,0 +1,106 @@
+// The longest list a client may send in each list input, checked before anything runs. Without a
+// bound, one request of a megabyte carries hundreds of thousands of items that the gateway would
+// forward (and the upstream answer item by item); with one, it is refused with a clear
+// BAD_USER_INPUT naming the input, whether the list is written in the document or sent in variables.
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import {
+  GraphQLError,
+  Kind,
+  TypeInfo,
+  getNamedType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  typeFromAST,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+
+/** Input field → most items. Controls: v1's own limit (rest-v1.md); filters and services: generous. */
+export const LIST_LIMITS: Readonly<Record<string, number>> = {
+  'SecurityFrameworkInput.controls': 500,
+  'WebProtectionRecordInput.services': 64,
+  'ProtectionDeviceFilter.services': 64,
+  'TrafficLogFilter.actions': 64,
+};
+
+function tooLong(coordinate: string, length: number): GraphQLError {
+  const limit = LIST_LIMITS[coordinate]!;
+  return new GraphQLError(`${coordinate} holds ${length} items; at most ${limit} are allowed.`, {
+    extensions: { code: 'BAD_USER_INPUT', field: coordinate, http: { status: 400 } },
+  });
+}
+
+/** A variable's value, walked along its input type: the first list over its limit. */
+function checkValue(type: GraphQLInputType, value: unknown): GraphQLError | undefined {
+  if (value === null || value === undefined) return undefined;
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) return undefined;
+    for (const item of value) {
+      const error = checkValue(inner.ofType, item);
+      if (error) return error;
+    }
+    return undefined;
+  }
+  if (!isInputObjectType(inner) || typeof value !== 'object') return undefined;
+  for (const field of Object.values(inner.getFields())) {
+    const fieldValue = (value as Record<string, unknown>)[field.name];
+    const coordinate = `${inner.name}.${field.name}`;
+    if (Array.isArray(fieldValue) && LIST_LIMITS[coordinate] !== undefined && fieldValue.length > LIST_LIMITS[coordinate]) {
+      return tooLong(coordinate, fieldValue.length);
+    }
+    const error = checkValue(field.type, fieldValue);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+/** The first list over its limit in the operation's literals or its variables. */
+export function listTooLong(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): GraphQLError | undefined {
+  let found: GraphQLError | undefined;
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      ObjectField(node) {
+        const parent = typeInfo.getParentInputType();
+        if (found || !parent || node.value.kind !== Kind.LIST) return;
+        const coordinate = `${getNamedType(parent).name}.${node.name.value}`;
+        const limit = LIST_LIMITS[coordinate];
+        if (limit !== undefined && node.value.values.length > limit) found = tooLong(coordinate, node.value.values.length);
+      },
+    }),
+  );
+  if (found) return found;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    const error = type && checkValue(type, variables?.[definition.variable.name.value]);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+/** Refuses, with HTTP 400 and BAD_USER_INPUT, an operation that sends a list over its limit. */
+export function listSizePlugin<TContext extends BaseContext>(): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          if (!operation) return;
+          const error = listTooLong(schema, document, operation, request.variables);
+          if (error) throw error;
+        },
+      };
+    },
+  };
+}
