@@ -7,6 +7,7 @@ import type { UpstreamClient } from '../../upstream/client.ts';
 import type { WireList } from '../../upstream/envelope.ts';
 import { isPositiveIntegerId } from '../common/arguments.ts';
 import { settleEach } from '../common/settle.ts';
+import { findByIds, IdOrderedList } from './device-search.ts';
 import { listProtectionDevices, listTraffic } from './operations.ts';
 import type { WireProtectionDevice, WireTrafficLogEntry } from './wire.ts';
 
@@ -26,13 +27,10 @@ export interface TrafficQuery {
   search?: string;
 }
 
-/** The v1 devices page size used when scanning for devices by id (the contract's maximum). */
-const DEVICE_SCAN_PAGE = 500;
-
 export interface DeviceLoaders {
   /** Pages of the device list, one call per distinct query. */
   devicePages: Pick<DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>, 'load'>;
-  /** Devices by id: all the ids asked in one tick cost at most one paged scan of the list. */
+  /** Devices by id: the ids asked in one tick share one search of the id-ordered list (device-search.ts). */
   deviceById: DataLoader<string, WireProtectionDevice | null>;
   /** Pages of one device's traffic, one call per distinct (device, query). */
   trafficPages: DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>;
@@ -61,16 +59,21 @@ function trafficPageKey({ deviceId, query: { limit, offset, order, actions, sear
 
 export function createDeviceLoaders(client: UpstreamClient): DeviceLoaders {
   // Devices seen in any list answer of this operation, and the list pages still on their way:
-  // a lookup by id waits for those pages before it scans, so a page and lookups of its devices
+  // a lookup by id waits for those pages before it searches, so a page and lookups of its devices
   // asked in one operation cost the page alone.
   const seen = new Map<string, WireProtectionDevice>();
   const pendingPages = new Set<Promise<unknown>>();
+  // What the operation's reads taught of the whole list in id order, for the searches by id.
+  const idOrder = new IdOrderedList<WireProtectionDevice>();
 
   const pageLoader = new DataLoader<DeviceListQuery, WireList<WireProtectionDevice>, string>(
     (queries) =>
       settleEach(queries, async (query) => {
         const page = await listProtectionDevices(client, query);
         for (const device of page.data) seen.set(String(device.id), device);
+        if (query.order === 'id' && !query.organization && !query.services) {
+          idOrder.learn(query.offset, { total: page.total, items: page.data });
+        }
         return page;
       }),
     { cacheKeyFn: devicePageKey },
@@ -87,22 +90,20 @@ export function createDeviceLoaders(client: UpstreamClient): DeviceLoaders {
     },
   };
 
+  const probeById = async (offset: number) => {
+    const page = await devicePages.load({ limit: 1, offset, order: 'id' });
+    return { total: page.total, item: page.data[0] };
+  };
   const deviceById = new DataLoader<string, WireProtectionDevice | null>(async (ids) => {
     // Let the sibling fields of this tick ask for their pages, then wait for every page.
     await new Promise((resolve) => setImmediate(resolve));
     while (pendingPages.size > 0) await Promise.all(pendingPages);
-    // v1 has no single-device read: walk the list in id order until every asked id is seen or
-    // the list passes the largest asked id. Ids that are not positive integers cannot exist.
-    const wanted = new Set(ids.filter((id) => isPositiveIntegerId(id) && !seen.has(id)));
-    const maxWanted = Math.max(0, ...[...wanted].map(Number));
-    let missing = wanted.size;
-    for (let offset = 0; missing > 0; offset += DEVICE_SCAN_PAGE) {
-      const page = await devicePages.load({ limit: DEVICE_SCAN_PAGE, offset, order: 'id' });
-      missing = [...wanted].filter((id) => !seen.has(id)).length;
-      const last = page.data.at(-1);
-      if (!last || last.id >= maxWanted || offset + page.data.length >= page.total) break;
-    }
-    return ids.map((id) => seen.get(id) ?? null);
+    // v1 has no single-device read: search the list in id order, a page of one per read, through
+    // devicePages so that the reads are deduplicated and counted. Ids that are not positive
+    // integers cannot exist.
+    const wanted = ids.filter((id) => isPositiveIntegerId(id) && !seen.has(id)).map(Number);
+    const found = await findByIds(wanted, probeById, idOrder);
+    return ids.map((id) => seen.get(id) ?? (isPositiveIntegerId(id) ? found.get(Number(id)) : null) ?? null);
   });
 
   return {
