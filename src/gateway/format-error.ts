@@ -6,8 +6,21 @@ import type { GraphQLFormattedError } from 'graphql';
 import { ErrorCode, GatewayError, defaultMessage, isCancelled, isGraphQLError, unwrapResolverError } from './errors.ts';
 
 
-/** Codes Apollo Server itself produces for requests it refuses (parse, validation, variables, …). */
+/**
+ * Refusals Apollo Server makes with a bare message and no code: each is the client's mistake, so
+ * it gets a code of its own and words that say what to do, instead of a masked internal error.
+ */
+const APOLLO_BARE_REFUSALS: Readonly<Record<string, { code: string; message: string }>> = {
+  'provided sha does not match query': {
+    code: 'PERSISTED_QUERY_HASH_MISMATCH',
+    message: 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it: hash the exact query text, in lowercase hex.',
+  },
+};
+
+/** Codes Apollo Server itself produces for requests it refuses (parse, validation, variables, …),
+ *  and those the gateway gives its own refusals before execution. */
 const APOLLO_CODES = new Set<string>([
+  'OPERATION_NOT_SUPPORTED',
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
@@ -40,6 +53,10 @@ export type FormatError = (formattedError: GraphQLFormattedError, error: unknown
 export function createFormatError(options: FormatErrorOptions = {}): FormatError {
   return (formattedError, error) => {
     const original = unwrapResolverError(error);
+    const bare = formattedError.extensions?.code === undefined || formattedError.extensions.code === 'INTERNAL_SERVER_ERROR'
+      ? APOLLO_BARE_REFUSALS[formattedError.message]
+      : undefined;
+    if (bare && isGraphQLError(original)) return { message: bare.message, extensions: { code: bare.code } };
     const code = formattedError.extensions?.code;
     const known =
       typeof code === 'string' &&

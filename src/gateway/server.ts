@@ -136,7 +136,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (req.method === 'POST') {
       const read = await readGraphQLBody(req, options);
       if (read.kind === 'gone') return;
-      if (read.kind === 'refused') return sendJson(res, read.status, read.answer, read.headers);
+      if (read.kind === 'refused') {
+        const code = String(read.answer.errors[0]?.extensions?.code ?? 'BAD_REQUEST');
+        metrics.countOperation(null, code);
+        logger.info({ requestId, operation: null, outcome: 'error', errors: [code], status: read.status }, 'graphql request refused');
+        return sendJson(res, read.status, read.answer, read.headers);
+      }
       body = read.body;
     }
     const headers = new HeaderMap();

@@ -176,3 +176,34 @@ describe('lists longer than any valid one', () => {
     expect(within.status).toBe(200);
   });
 });
+
+describe('requests the gateway does not take, each with a code and what to do', () => {
+  it('an automatic persisted query whose hash is not its text: 400 PERSISTED_QUERY_HASH_MISMATCH, logged at info', async () => {
+    const response = await postGraphQL(stack.gateway.url, { query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }, headers);
+    expect(response.status).toBe(400);
+    expect(response.errors).toEqual([
+      {
+        message: 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it: hash the exact query text, in lowercase hex.',
+        extensions: { code: 'PERSISTED_QUERY_HASH_MISMATCH' },
+      },
+    ]);
+    expectQuietRefusal();
+  });
+
+  it('a subscription over HTTP: 400 OPERATION_NOT_SUPPORTED', async () => {
+    const response = await postGraphQL(stack.gateway.url, { query: 'subscription { trafficLogEntryAdded(deviceId: "1") { id } }' }, headers);
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.extensions).toEqual({ code: 'OPERATION_NOT_SUPPORTED' });
+    expectQuietRefusal();
+  });
+
+  it('a batch while batching is off: 400 BATCHING_DISABLED naming MAX_BATCH_SIZE', async () => {
+    const response = await postGraphQL(stack.gateway.url, [{ query: '{ __typename }' }, { query: '{ __typename }' }], headers);
+    expect(response.status).toBe(400);
+    expect(response.errors).toEqual([
+      { message: 'Batched requests are off: send one operation per request, or turn batching on with MAX_BATCH_SIZE.', extensions: { code: 'BATCHING_DISABLED' } },
+    ]);
+    expect(stack.logs.some((line) => line.includes('"errors":["BATCHING_DISABLED"]') && line.includes('"level":30'))).toBe(true);
+    expectQuietRefusal();
+  });
+});

@@ -320,7 +320,7 @@ describe('body-size limit', () => {
     const response = await postGraphQL(stack.gateway.url, padded(BODY_LIMIT), { 'x-service-token': TEST_KEYS.admin });
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(response.errors).toEqual([{ message: 'Request body is too large.', extensions: { code: 'PAYLOAD_TOO_LARGE' } }]);
+    expect(response.errors).toEqual([{ message: 'Request body is too large: the limit is 65536 bytes (BODY_LIMIT_BYTES).', extensions: { code: 'PAYLOAD_TOO_LARGE' } }]);
     expect(response.headers.get('connection')).toBe('close');
     expect(stack.proxy.calls).toEqual([]);
   });
@@ -341,7 +341,7 @@ describe('body-size limit', () => {
     } as RequestInit);
     expect(response.headers.get('content-length')).not.toBeNull();
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ errors: [{ message: 'Request body is too large.', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+    expect(await response.json()).toEqual({ errors: [{ message: 'Request body is too large: the limit is 65536 bytes (BODY_LIMIT_BYTES).', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
   });
 
   it('runs an operation whose body is just under the limit', async () => {

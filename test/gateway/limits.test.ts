@@ -168,11 +168,12 @@ describe('query limits (default settings)', () => {
     expect(response.data.__schema.queryType.name).toBe('Query');
   });
 
-  it('refuses batched requests', async () => {
+  it('refuses batched requests, naming the setting that turns them on', async () => {
     const operation = { query: '{ securityFrameworks(organizationId: 1) { totalCount } }' };
     const response = await send(stack, [operation, operation]);
     expect(response.status).toBe(400);
-    expect(response.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+    expect(response.errors?.[0]?.extensions?.code).toBe('BATCHING_DISABLED');
+    expect(response.errors?.[0]?.message).toContain('MAX_BATCH_SIZE');
     expect(response.upstreamCalls).toBe(0);
   });
 });

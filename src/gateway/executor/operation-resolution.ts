@@ -1,3 +1,4 @@
+// Over HTTP a subscription cannot run: it is refused as a client's mistake, saying where it can.
 // Which operation of the document to run is the client's to say: a document with several
 // operations needs `operationName`, and the name must be one of them. graphql-js's own executor
 // answers that with an error; behind Apollo's gateway interface the executor is called with no
@@ -14,7 +15,13 @@ export function operationResolutionPlugin<TContext extends BaseContext>(): Apoll
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation, document, request }) {
+        async didResolveOperation({ operation, document, request, schema }) {
+          if (operation?.operation === 'subscription') {
+            const where = schema.getSubscriptionType()
+              ? 'Subscriptions are served over WebSocket (the graphql-transport-ws protocol of graphql-ws) at this same path, not over HTTP.'
+              : 'This gateway has no subscriptions yet.';
+            throw new GraphQLError(where, { extensions: { code: 'OPERATION_NOT_SUPPORTED', http: { status: 400 } } });
+          }
           if (operation) return;
           const names = operationNames(document).slice(0, 20).join(', ');
           const message =

@@ -48,6 +48,9 @@ export async function readGraphQLBody(
   if (lone !== undefined) {
     return refused(400, `${lone} holds a lone UTF-16 surrogate, which is not valid Unicode: send the text as it is meant to be stored.`, 'BAD_USER_INPUT');
   }
+  if (Array.isArray(body) && settings.limits.maxBatchSize <= 0) {
+    return refused(400, 'Batched requests are off: send one operation per request, or turn batching on with MAX_BATCH_SIZE.', 'BATCHING_DISABLED');
+  }
   const oversizedBatch = batchTooLarge(body, settings.limits.maxBatchSize);
   if (oversizedBatch) return { kind: 'refused', status: 400, answer: oversizedBatch };
   return { kind: 'read', body };
