@@ -177,7 +177,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (transport.breaker.state === 'open') {
       return sendJson(res, 503, { status: 'unavailable', reason: 'the upstream failed repeatedly; calls to it are paused' });
     }
-    if (await transport.answers()) sendJson(res, 200, { status: 'ready' });
+    if ((await transport.answers()).ok) sendJson(res, 200, { status: 'ready' });
     else sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
   }
 
@@ -215,6 +215,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
   const port = (httpServer.address() as AddressInfo).port;
+  // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
+  // serves anyway: the upstream may come up later, and /readyz tells when it does).
+  void transport.answers().then(
+    (answer) => {
+      if (!answer.ok) logger.warn({ cause: answer.cause }, `the upstream (UPSTREAM_URL) does not answer: ${answer.cause}; serving anyway, /readyz is 503 until it does`);
+    },
+    () => {},
+  );
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}/graphql`,

@@ -72,6 +72,7 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
               durationMs: round(call.durationMs),
               outcome: call.outcome,
               attempt: call.attempt,
+              ...(call.cause === undefined ? {} : { cause: call.cause }),
             })),
           };
           if (codes.some((code) => OPERATOR_CODES.test(code))) requestLines.warn(line, 'graphql request');

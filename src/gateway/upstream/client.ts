@@ -8,7 +8,7 @@ import { ContractViolation } from './check.ts';
 import { isAvailabilityFailure, type CircuitBreaker, type CircuitPermit } from './circuit-breaker.ts';
 import { checkEnvelope, parseJsonObject, upstreamDetail } from './envelope.ts';
 import { AttemptFailed, exchange, firstHeader, type RawResponse } from './exchange.ts';
-import { redactKey, retryAfterMs, upstreamError, type UpstreamOutcome } from './outcome.ts';
+import { redactKey, retryAfterMs, upstreamError, type NetworkCause, type UpstreamOutcome } from './outcome.ts';
 import { backoffMs, isRetryable, type BackoffOptions, type RetryBudget } from './retry.ts';
 import { fillPath, type HttpMethod, type Route } from './routes.ts';
 
@@ -32,6 +32,8 @@ export interface CallRecord {
   outcome: CallOutcome;
   /** 1 for a call's first attempt, 2 and up for its retries. */
   attempt: number;
+  /** Why it failed, when the network or the clock failed it: the operator's word for the log. */
+  cause?: NetworkCause | 'timeout';
 }
 
 /** What `onRetry` learns of each retry, before its wait. */
@@ -187,6 +189,7 @@ export class UpstreamClient {
     const started = performance.now();
     const seen: { status: number | null } = { status: null };
     let outcome: CallOutcome = 'ok';
+    let cause: CallRecord['cause'];
     let health: 'success' | 'failure' | 'release' = 'release';
     try {
       if (this.#caller.signal?.aborted) throw new RequestCancelledError();
@@ -208,6 +211,7 @@ export class UpstreamClient {
       if (err instanceof AttemptFailed) {
         const error = upstreamError(err.outcome, method);
         outcome = error.code;
+        cause = err.outcome.kind === 'timeout' ? 'timeout' : err.outcome.kind === 'unavailable' ? err.outcome.cause : undefined;
         // Running out of the operation's time says nothing of the upstream's health.
         const available = !isAvailabilityFailure(err.outcome);
         health = available ? 'success' : err.outcome.kind === 'timeout' && deadline.by === 'operation' ? 'release' : 'failure';
@@ -224,6 +228,7 @@ export class UpstreamClient {
         durationMs: performance.now() - started,
         outcome,
         attempt,
+        ...(cause === undefined ? {} : { cause }),
       });
     }
   }

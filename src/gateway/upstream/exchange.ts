@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { errors as undiciErrors, type Dispatcher, type Pool } from 'undici';
 import { RequestCancelledError } from '../errors.ts';
-import type { UpstreamOutcome } from './outcome.ts';
+import type { NetworkCause, UpstreamOutcome } from './outcome.ts';
 
 /** An attempt ended in an upstream outcome; the client decides what becomes of it. */
 export class AttemptFailed extends Error {
@@ -37,20 +37,23 @@ export interface ExchangeRequest {
 }
 
 // Network errors that happen before a byte of the request left: the upstream did nothing.
-const NOT_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-]);
+const NOT_SENT: Readonly<Record<string, NetworkCause>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'name not resolved',
+  EAI_AGAIN: 'name not resolved',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'host unreachable',
+  EADDRNOTAVAIL: 'host unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_DESTROYED: 'connection closed',
+};
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 // The connection broke after the request was (perhaps) sent.
 const CUT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+// TLS: the handshake failed (a certificate not trusted, expired, for another name; a protocol
+// mismatch), before the request was sent. Node names these by OpenSSL's words, not E-codes.
+const TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
 
 function networkCode(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined;
@@ -68,9 +71,10 @@ function outcomeOfNetworkError(err: unknown): UpstreamOutcome | undefined {
   const code = networkCode(err);
   if (code === undefined) return undefined;
   if (TIMEOUTS.has(code)) return { kind: 'timeout' };
-  if (NOT_SENT.has(code)) return { kind: 'unavailable', sent: false };
-  if (CUT.has(code)) return { kind: 'unavailable', sent: true };
-  if (/^E[A-Z]+$/.test(code)) return { kind: 'unavailable', sent: true };
+  const notSent = NOT_SENT[code];
+  if (notSent !== undefined) return { kind: 'unavailable', sent: false, cause: notSent };
+  if (TLS.test(code)) return { kind: 'unavailable', sent: false, cause: 'TLS' };
+  if (CUT.has(code) || /^E[A-Z]+$/.test(code)) return { kind: 'unavailable', sent: true, cause: 'connection reset' };
   return undefined;
 }
 

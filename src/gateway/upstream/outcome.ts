@@ -3,6 +3,16 @@
 // normalised, the key redacted from them, and `Retry-After` read in one place.
 import { ErrorCode, UpstreamError, defaultMessage, type UpstreamDetail, type UpstreamMessage } from '../errors.ts';
 
+/** Why the network failed a call, as an operator's log line says it. */
+export type NetworkCause =
+  | 'connection refused'
+  | 'name not resolved'
+  | 'host unreachable'
+  | 'connect timeout'
+  | 'TLS'
+  | 'connection reset'
+  | 'connection closed';
+
 /** How an upstream call ended, when it did not end in a usable success. */
 export type UpstreamOutcome =
   /** A response with a status that is not a success, or a 2xx whose envelope says `error` != 0. */
@@ -12,8 +22,11 @@ export type UpstreamOutcome =
    * call could start, so nothing was sent (a mutation is then known not to have happened).
    */
   | { kind: 'timeout'; sent?: boolean }
-  /** Connection refused (`sent: false`), or reset / closed early (`sent: true`). */
-  | { kind: 'unavailable'; sent: boolean }
+  /**
+   * Connection refused (`sent: false`), or reset / closed early (`sent: true`). `cause` says why
+   * in an operator's words (for logs only: a client learns the code, not the network's details).
+   */
+  | { kind: 'unavailable'; sent: boolean; cause?: NetworkCause }
   /** Not JSON, over the size cap, or JSON that breaks the contract; `reason` names where, never a value. */
   | { kind: 'badResponse'; status: number | null; reason: string }
   /** Not sent: the upstream's circuit breaker is open after a run of failures. */

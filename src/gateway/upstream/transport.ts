@@ -89,7 +89,7 @@ export class Transport {
    * not retried, not counted by the breaker. It needs no key: a 401's envelope says the service
    * is up as well as a page would.
    */
-  async answers(): Promise<boolean> {
+  async answers(): Promise<{ ok: true } | { ok: false; cause: string }> {
     this.#probePool ??= createPool(this.#origin, { connections: 1 });
     try {
       const response = await exchange({
@@ -102,9 +102,14 @@ export class Transport {
         track: () => () => {},
         seen: { status: null },
       });
-      return Number.isSafeInteger(parseJsonObject(response.text)?.error);
+      if (Number.isSafeInteger(parseJsonObject(response.text)?.error)) return { ok: true };
+      return { ok: false, cause: `an answer that is not the v1 envelope (HTTP ${response.status})` };
     } catch (error) {
-      if (error instanceof AttemptFailed || isCancelled(error)) return false;
+      if (error instanceof AttemptFailed) {
+        const { outcome } = error;
+        return { ok: false, cause: outcome.kind === 'unavailable' ? (outcome.cause ?? 'connection reset') : outcome.kind === 'timeout' ? 'timeout' : 'a response that breaks the v1 contract' };
+      }
+      if (isCancelled(error)) return { ok: false, cause: 'cancelled' };
       throw error;
     }
   }
