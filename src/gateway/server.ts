@@ -48,6 +48,8 @@ export interface Gateway {
   port: number;
   httpServer: Server;
   logger: Logger;
+  /** Settles once the start's one look at the upstream is over (its call made, its word logged). */
+  upstreamChecked: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -217,7 +219,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const port = (httpServer.address() as AddressInfo).port;
   // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
   // serves anyway: the upstream may come up later, and /readyz tells when it does).
-  void transport.answers().then(
+  const upstreamChecked = transport.answers().then(
     (answer) => {
       if (!answer.ok) logger.warn({ cause: answer.cause }, `the upstream (UPSTREAM_URL) does not answer: ${answer.cause}; serving anyway, /readyz is 503 until it does`);
     },
@@ -226,6 +228,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}/graphql`,
+    upstreamChecked,
     port,
     httpServer,
     logger,

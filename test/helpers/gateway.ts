@@ -107,6 +107,9 @@ export async function startStack(
   const logs = captureLogs(config.logLevel);
   // Port and upstream last: a whole parsed config passed as `gateway` carries PORT's default 4000.
   const gateway = await startGateway({ ...config, port: 0, logger: logs.logger, upstreamUrl: proxy.url });
+  // The start's look at the upstream is a call too: counted calls start after it.
+  await gateway.upstreamChecked;
+  proxy.reset();
   const defaultKey = options.key === undefined ? DEMO_ADMIN_KEY : options.key;
   const keys = () => [...Object.values(TEST_KEYS), ...v1.demoKeys.map((demo) => demo.key)];
   const query: Stack['query'] = async (document, variables, requestOptions = {}) => {
@@ -158,6 +161,7 @@ export async function startGatewayOn(upstreamUrl: string, env: Record<string, st
   const config = parseGatewayConfig(env);
   const logs = captureLogs(config.logLevel);
   const gateway = await startGateway({ ...config, port: 0, upstreamUrl, logger: logs.logger });
+  await gateway.upstreamChecked;
   return {
     gateway,
     logs: logs.lines,
