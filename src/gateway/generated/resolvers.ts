@@ -2,7 +2,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { WireOrganizationRef, WireSecurityFramework, WireControl, WireEvidence, WireEvidenceSubmitter, WireWebProtectionRecord, WireWebProtectionCheck, WireProtectionDevice, WireDeviceCheck } from '../upstream/wire.ts';
 import type { WireWebProtectionCheckStat, WireDeviceCheckStat, WireDevicePlugin } from '../upstream/wire-parts.ts';
-import type { MutationOutcome } from '../resolvers/payload.ts';
 import type { GatewayContext } from '../context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -142,8 +141,9 @@ export type CreateSecurityFrameworkPayload = {
 export type DeleteSecurityFrameworkPayload = {
   __typename?: 'DeleteSecurityFrameworkPayload';
   /**
-   * The framework as it was when it was deleted; null when the delete failed, with the error
-   * beside it.
+   * The framework as it was when it was deleted. A failed delete nulls the mutation itself;
+   * this is null only when the delete was made but the service's answer could not be shown (its
+   * error, inside this field, says why).
    */
   securityFramework?: Maybe<SecurityFramework>;
 };
@@ -152,8 +152,9 @@ export type DeleteSecurityFrameworkPayload = {
 export type DeleteWebProtectionRecordPayload = {
   __typename?: 'DeleteWebProtectionRecordPayload';
   /**
-   * The record as it was when it was deleted; null when the delete failed, with the error beside
-   * it.
+   * The record as it was when it was deleted. A failed delete nulls the mutation itself; this is
+   * null only when the delete was made but the service's answer could not be shown (its error,
+   * inside this field, says why).
    */
   webProtectionRecord?: Maybe<WebProtectionRecord>;
 };
@@ -242,9 +243,11 @@ export type EvidenceSubmitter = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -257,7 +260,7 @@ export type Mutation = {
    * the named organization. Never retried: on a timeout the error has
    * `extensions.outcome: "UNKNOWN"` and the framework may or may not exist.
    */
-  createSecurityFramework: CreateSecurityFrameworkPayload;
+  createSecurityFramework?: Maybe<CreateSecurityFrameworkPayload>;
   /**
    * Soft-deletes a framework: it is kept in storage but disappears from the list and the lookup,
    * and editing or deleting it again is `NOT_FOUND`.
@@ -265,7 +268,7 @@ export type Mutation = {
    * Errors: `NOT_FOUND` when the framework does not exist, was already deleted, or belongs to
    * another organization; `FORBIDDEN` when the key may not act on the organization.
    */
-  deleteSecurityFramework: DeleteSecurityFrameworkPayload;
+  deleteSecurityFramework?: Maybe<DeleteSecurityFrameworkPayload>;
   /**
    * Deletes a web protection record for good: the web application is no longer protected, and a
    * second delete or a later edit is `NOT_FOUND`.
@@ -273,7 +276,7 @@ export type Mutation = {
    * Errors: `NOT_FOUND` when the record does not exist, was already deleted, or belongs to another
    * organization.
    */
-  deleteWebProtectionRecord: DeleteWebProtectionRecordPayload;
+  deleteWebProtectionRecord?: Maybe<DeleteWebProtectionRecordPayload>;
   /**
    * Replaces the title and the ordered list of controls of a framework. Evidence is kept: a
    * control whose `id` stays keeps its evidence, and the evidence of a control that the edit
@@ -283,7 +286,7 @@ export type Mutation = {
    * organization; `BAD_USER_INPUT` when the input breaks a rule; `FORBIDDEN` when the key may not
    * act on the organization.
    */
-  updateSecurityFramework: UpdateSecurityFrameworkPayload;
+  updateSecurityFramework?: Maybe<UpdateSecurityFrameworkPayload>;
   /**
    * Edits a web protection record. The edit is partial: only the fields given in `input` change;
    * an empty input changes nothing and returns the record. It never creates a record.
@@ -293,15 +296,17 @@ export type Mutation = {
    * rejected before the service is called); `FORBIDDEN` when the key may not act on the named
    * organization.
    */
-  updateWebProtectionRecord: UpdateWebProtectionRecordPayload;
+  updateWebProtectionRecord?: Maybe<UpdateWebProtectionRecordPayload>;
 };
 
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationCreateSecurityFrameworkArgs = {
   input: SecurityFrameworkInput;
@@ -311,9 +316,11 @@ export type MutationCreateSecurityFrameworkArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationDeleteSecurityFrameworkArgs = {
   id: Scalars['ID']['input'];
@@ -323,9 +330,11 @@ export type MutationDeleteSecurityFrameworkArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationDeleteWebProtectionRecordArgs = {
   id: Scalars['ID']['input'];
@@ -334,9 +343,11 @@ export type MutationDeleteWebProtectionRecordArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationUpdateSecurityFrameworkArgs = {
   id: Scalars['ID']['input'];
@@ -347,9 +358,11 @@ export type MutationUpdateSecurityFrameworkArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationUpdateWebProtectionRecordArgs = {
   id: Scalars['ID']['input'];
@@ -458,8 +471,10 @@ export type ProtectionDevice = {
    * The device's traffic log: the same connection as `Query.trafficLog` for this device, 10
    * entries to a page unless `first` or `last` says otherwise, newest first unless `orderBy`
    * says otherwise.
+   * Null, with its error beside the device, when the log could not be read: the other devices
+   * of a list keep theirs.
    */
-  traffic: TrafficLogConnection;
+  traffic?: Maybe<TrafficLogConnection>;
   /** The kind of device, as the service names it. The service does not fix the allowed values. */
   type: Scalars['String']['output'];
 };
@@ -545,7 +560,8 @@ export type ProtectionDeviceOrderField =
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type Query = {
   __typename?: 'Query';
@@ -556,7 +572,7 @@ export type Query = {
    * ordered by `orderBy` (by id ascending when it is left out). Fails with `FORBIDDEN` when the
    * filter names an organization the key may not see.
    */
-  protectionDevices: ProtectionDeviceConnection;
+  protectionDevices?: Maybe<ProtectionDeviceConnection>;
   /**
    * One security framework of an organization, with its controls and their evidence; null when
    * it does not exist, was deleted, or belongs to another organization.
@@ -567,20 +583,21 @@ export type Query = {
    * The whole list is read at once and paged here: without `first` or `last` the connection
    * holds every framework. Fails with `FORBIDDEN` when the key may not see the organization.
    */
-  securityFrameworks: SecurityFrameworkConnection;
+  securityFrameworks?: Maybe<SecurityFrameworkConnection>;
   /**
    * The traffic log of one protection device, 10 entries to a page unless `first` or `last` says
    * otherwise, newest first unless `orderBy` says otherwise. The same connection as
    * `ProtectionDevice.traffic`. Fails with `NOT_FOUND` when the device does not exist or belongs
    * to another organization.
    */
-  trafficLog: TrafficLogConnection;
+  trafficLog?: Maybe<TrafficLogConnection>;
 };
 
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QueryProtectionDeviceArgs = {
   id: Scalars['ID']['input'];
@@ -589,7 +606,8 @@ export type QueryProtectionDeviceArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QueryProtectionDevicesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -603,7 +621,8 @@ export type QueryProtectionDevicesArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QuerySecurityFrameworkArgs = {
   id: Scalars['ID']['input'];
@@ -613,7 +632,8 @@ export type QuerySecurityFrameworkArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QuerySecurityFrameworksArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -626,7 +646,8 @@ export type QuerySecurityFrameworksArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QueryTrafficLogArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -784,8 +805,9 @@ export type TrafficLogOrderField =
 export type UpdateSecurityFrameworkPayload = {
   __typename?: 'UpdateSecurityFrameworkPayload';
   /**
-   * The framework after the edit, with its controls and their evidence; null when the edit
-   * failed, with the error beside it.
+   * The framework after the edit, with its controls and their evidence. A failed edit nulls the
+   * mutation itself; this is null only when the edit was made but the service's answer could
+   * not be shown (its error, inside this field, says why).
    */
   securityFramework?: Maybe<SecurityFramework>;
 };
@@ -793,7 +815,11 @@ export type UpdateSecurityFrameworkPayload = {
 /** The result of `updateWebProtectionRecord`. */
 export type UpdateWebProtectionRecordPayload = {
   __typename?: 'UpdateWebProtectionRecordPayload';
-  /** The record after the edit; null when the edit failed, with the error beside it. */
+  /**
+   * The record after the edit. A failed edit nulls the mutation itself; this is null only when
+   * the edit was made but the service's answer could not be shown (its error, inside this
+   * field, says why).
+   */
   webProtectionRecord?: Maybe<WebProtectionRecord>;
 };
 
@@ -974,10 +1000,10 @@ export type ResolversTypes = {
   ChartBucket: ResolverTypeWrapper<ChartBucket>;
   Control: ResolverTypeWrapper<WireControl>;
   ControlInput: ControlInput;
-  CreateSecurityFrameworkPayload: ResolverTypeWrapper<{ created: MutationOutcome<number>; readBack: () => Promise<WireSecurityFramework | null> }>;
+  CreateSecurityFrameworkPayload: ResolverTypeWrapper<{ id: number; readBack: () => Promise<WireSecurityFramework | null> }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  DeleteSecurityFrameworkPayload: ResolverTypeWrapper<MutationOutcome<WireSecurityFramework>>;
-  DeleteWebProtectionRecordPayload: ResolverTypeWrapper<MutationOutcome<WireWebProtectionRecord>>;
+  DeleteSecurityFrameworkPayload: ResolverTypeWrapper<Omit<DeleteSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversTypes['SecurityFramework']> }>;
+  DeleteWebProtectionRecordPayload: ResolverTypeWrapper<Omit<DeleteWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversTypes['WebProtectionRecord']> }>;
   DeviceCheck: ResolverTypeWrapper<WireDeviceCheck>;
   DeviceCheckStat: ResolverTypeWrapper<WireDeviceCheckStat>;
   DevicePlugin: ResolverTypeWrapper<WireDevicePlugin>;
@@ -1013,8 +1039,8 @@ export type ResolversTypes = {
   TrafficLogOrderField: TrafficLogOrderField;
   URL: ResolverTypeWrapper<Scalars['URL']['output']>;
   UUID: ResolverTypeWrapper<Scalars['UUID']['output']>;
-  UpdateSecurityFrameworkPayload: ResolverTypeWrapper<MutationOutcome<WireSecurityFramework>>;
-  UpdateWebProtectionRecordPayload: ResolverTypeWrapper<MutationOutcome<WireWebProtectionRecord>>;
+  UpdateSecurityFrameworkPayload: ResolverTypeWrapper<Omit<UpdateSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversTypes['SecurityFramework']> }>;
+  UpdateWebProtectionRecordPayload: ResolverTypeWrapper<Omit<UpdateWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversTypes['WebProtectionRecord']> }>;
   WebProtectionCheck: ResolverTypeWrapper<WireWebProtectionCheck>;
   WebProtectionCheckStat: ResolverTypeWrapper<WireWebProtectionCheckStat>;
   WebProtectionRecord: ResolverTypeWrapper<WireWebProtectionRecord>;
@@ -1028,10 +1054,10 @@ export type ResolversParentTypes = {
   ChartBucket: ChartBucket;
   Control: WireControl;
   ControlInput: ControlInput;
-  CreateSecurityFrameworkPayload: { created: MutationOutcome<number>; readBack: () => Promise<WireSecurityFramework | null> };
+  CreateSecurityFrameworkPayload: { id: number; readBack: () => Promise<WireSecurityFramework | null> };
   DateTime: Scalars['DateTime']['output'];
-  DeleteSecurityFrameworkPayload: MutationOutcome<WireSecurityFramework>;
-  DeleteWebProtectionRecordPayload: MutationOutcome<WireWebProtectionRecord>;
+  DeleteSecurityFrameworkPayload: Omit<DeleteSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversParentTypes['SecurityFramework']> };
+  DeleteWebProtectionRecordPayload: Omit<DeleteWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversParentTypes['WebProtectionRecord']> };
   DeviceCheck: WireDeviceCheck;
   DeviceCheckStat: WireDeviceCheckStat;
   DevicePlugin: WireDevicePlugin;
@@ -1064,8 +1090,8 @@ export type ResolversParentTypes = {
   TrafficLogOrder: TrafficLogOrder;
   URL: Scalars['URL']['output'];
   UUID: Scalars['UUID']['output'];
-  UpdateSecurityFrameworkPayload: MutationOutcome<WireSecurityFramework>;
-  UpdateWebProtectionRecordPayload: MutationOutcome<WireWebProtectionRecord>;
+  UpdateSecurityFrameworkPayload: Omit<UpdateSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversParentTypes['SecurityFramework']> };
+  UpdateWebProtectionRecordPayload: Omit<UpdateWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversParentTypes['WebProtectionRecord']> };
   WebProtectionCheck: WireWebProtectionCheck;
   WebProtectionCheckStat: WireWebProtectionCheckStat;
   WebProtectionRecord: WireWebProtectionRecord;
@@ -1155,11 +1181,11 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 }
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
-  createSecurityFramework?: Resolver<ResolversTypes['CreateSecurityFrameworkPayload'], ParentType, ContextType, RequireFields<MutationCreateSecurityFrameworkArgs, 'input'>>;
-  deleteSecurityFramework?: Resolver<ResolversTypes['DeleteSecurityFrameworkPayload'], ParentType, ContextType, RequireFields<MutationDeleteSecurityFrameworkArgs, 'id' | 'organizationId'>>;
-  deleteWebProtectionRecord?: Resolver<ResolversTypes['DeleteWebProtectionRecordPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebProtectionRecordArgs, 'id'>>;
-  updateSecurityFramework?: Resolver<ResolversTypes['UpdateSecurityFrameworkPayload'], ParentType, ContextType, RequireFields<MutationUpdateSecurityFrameworkArgs, 'id' | 'input' | 'organizationId'>>;
-  updateWebProtectionRecord?: Resolver<ResolversTypes['UpdateWebProtectionRecordPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebProtectionRecordArgs, 'id' | 'input'>>;
+  createSecurityFramework?: Resolver<Maybe<ResolversTypes['CreateSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationCreateSecurityFrameworkArgs, 'input'>>;
+  deleteSecurityFramework?: Resolver<Maybe<ResolversTypes['DeleteSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationDeleteSecurityFrameworkArgs, 'id' | 'organizationId'>>;
+  deleteWebProtectionRecord?: Resolver<Maybe<ResolversTypes['DeleteWebProtectionRecordPayload']>, ParentType, ContextType, RequireFields<MutationDeleteWebProtectionRecordArgs, 'id'>>;
+  updateSecurityFramework?: Resolver<Maybe<ResolversTypes['UpdateSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationUpdateSecurityFrameworkArgs, 'id' | 'input' | 'organizationId'>>;
+  updateWebProtectionRecord?: Resolver<Maybe<ResolversTypes['UpdateWebProtectionRecordPayload']>, ParentType, ContextType, RequireFields<MutationUpdateWebProtectionRecordArgs, 'id' | 'input'>>;
 };
 
 export type OrganizationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = {
@@ -1186,7 +1212,7 @@ export type ProtectionDeviceResolvers<ContextType = GatewayContext, ParentType e
   plugin?: Resolver<Maybe<ResolversTypes['DevicePlugin']>, ParentType, ContextType>;
   privateIp?: Resolver<Maybe<ResolversTypes['IPv4']>, ParentType, ContextType>;
   services?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  traffic?: Resolver<ResolversTypes['TrafficLogConnection'], ParentType, ContextType, Partial<ProtectionDeviceTrafficArgs>>;
+  traffic?: Resolver<Maybe<ResolversTypes['TrafficLogConnection']>, ParentType, ContextType, Partial<ProtectionDeviceTrafficArgs>>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1204,10 +1230,10 @@ export type ProtectionDeviceEdgeResolvers<ContextType = GatewayContext, ParentTy
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   protectionDevice?: Resolver<Maybe<ResolversTypes['ProtectionDevice']>, ParentType, ContextType, RequireFields<QueryProtectionDeviceArgs, 'id'>>;
-  protectionDevices?: Resolver<ResolversTypes['ProtectionDeviceConnection'], ParentType, ContextType, Partial<QueryProtectionDevicesArgs>>;
+  protectionDevices?: Resolver<Maybe<ResolversTypes['ProtectionDeviceConnection']>, ParentType, ContextType, Partial<QueryProtectionDevicesArgs>>;
   securityFramework?: Resolver<Maybe<ResolversTypes['SecurityFramework']>, ParentType, ContextType, RequireFields<QuerySecurityFrameworkArgs, 'id' | 'organizationId'>>;
-  securityFrameworks?: Resolver<ResolversTypes['SecurityFrameworkConnection'], ParentType, ContextType, RequireFields<QuerySecurityFrameworksArgs, 'organizationId'>>;
-  trafficLog?: Resolver<ResolversTypes['TrafficLogConnection'], ParentType, ContextType, RequireFields<QueryTrafficLogArgs, 'deviceId'>>;
+  securityFrameworks?: Resolver<Maybe<ResolversTypes['SecurityFrameworkConnection']>, ParentType, ContextType, RequireFields<QuerySecurityFrameworksArgs, 'organizationId'>>;
+  trafficLog?: Resolver<Maybe<ResolversTypes['TrafficLogConnection']>, ParentType, ContextType, RequireFields<QueryTrafficLogArgs, 'deviceId'>>;
 };
 
 export type SecurityFrameworkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SecurityFramework'] = ResolversParentTypes['SecurityFramework']> = {

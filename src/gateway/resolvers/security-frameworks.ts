@@ -5,7 +5,6 @@ import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../connections.ts'
 import { isNotFound } from '../errors.ts';
 import type { WireSecurityFramework } from '../upstream/wire.ts';
 import { isPositiveIntegerId, requirePositiveId } from './arguments.ts';
-import { outcomeOf, valueOf } from './payload.ts';
 
 /** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
 function toWireBody(input: SecurityFrameworkInput) {
@@ -55,48 +54,37 @@ export const securityFrameworkResolvers: Resolvers = {
   Mutation: {
     async createSecurityFramework(_parent, args, { upstream, loaders }) {
       const organizationId = args.organizationId ?? undefined;
-      const created = await outcomeOf(() =>
-        upstream.createSecurityFramework(
-          toWireBody(args.input),
-          organizationId === undefined ? undefined : requirePositiveId(organizationId, 'organizationId'),
-        ),
+      const id = await upstream.createSecurityFramework(
+        toWireBody(args.input),
+        organizationId === undefined ? undefined : requirePositiveId(organizationId, 'organizationId'),
       );
       return {
-        created,
+        id,
         // Read back only when asked, and only when the organization is known: v1's create
         // answers with the bare id and there is no single-framework read.
         readBack: async () => {
-          const id = valueOf(created);
-          if (organizationId === undefined || id === null) return null;
+          if (organizationId === undefined) return null;
           loaders.frameworksByOrganization.clear(organizationId);
           return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, String(id));
         },
       };
     },
-    updateSecurityFramework: (_parent, args, { upstream, loaders }) =>
-      outcomeOf(async () => {
-        const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-        const id = requirePositiveId(args.id, 'id');
-        loaders.frameworksByOrganization.clear(organizationId);
-        return upstream.updateSecurityFramework(organizationId, id, toWireBody(args.input));
-      }),
-    deleteSecurityFramework: (_parent, args, { upstream, loaders }) =>
-      outcomeOf(async () => {
-        const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-        const id = requirePositiveId(args.id, 'id');
-        loaders.frameworksByOrganization.clear(organizationId);
-        return upstream.deleteSecurityFramework(organizationId, id);
-      }),
+    async updateSecurityFramework(_parent, args, { upstream, loaders }) {
+      const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+      const id = requirePositiveId(args.id, 'id');
+      loaders.frameworksByOrganization.clear(organizationId);
+      return { securityFramework: await upstream.updateSecurityFramework(organizationId, id, toWireBody(args.input)) };
+    },
+    async deleteSecurityFramework(_parent, args, { upstream, loaders }) {
+      const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+      const id = requirePositiveId(args.id, 'id');
+      loaders.frameworksByOrganization.clear(organizationId);
+      return { securityFramework: await upstream.deleteSecurityFramework(organizationId, id) };
+    },
   },
   CreateSecurityFrameworkPayload: {
-    id: (payload) => String(valueOf(payload.created)),
+    id: (payload) => String(payload.id),
     securityFramework: (payload) => payload.readBack(),
-  },
-  UpdateSecurityFrameworkPayload: {
-    securityFramework: (payload) => valueOf(payload),
-  },
-  DeleteSecurityFrameworkPayload: {
-    securityFramework: (payload) => valueOf(payload),
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),

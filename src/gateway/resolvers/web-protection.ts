@@ -3,7 +3,6 @@ import type { Resolvers, WebProtectionRecordInput } from '../generated/resolvers
 import { badUserInput } from '../errors.ts';
 import { requirePositiveId } from './arguments.ts';
 import { webStats } from './statistics.ts';
-import { outcomeOf, valueOf } from './payload.ts';
 
 /** Only the fields the client gave go upstream (the edit is partial); an explicit null cannot be
  *  stored by v1, so it is refused rather than silently dropped. */
@@ -20,16 +19,12 @@ function toWireBody(input: WebProtectionRecordInput): Record<string, unknown> {
 
 export const webProtectionResolvers: Resolvers = {
   Mutation: {
-    updateWebProtectionRecord: (_parent, args, { upstream }) =>
-      outcomeOf(() => upstream.updateWebProtectionRecord(requirePositiveId(args.id, 'id'), toWireBody(args.input))),
-    deleteWebProtectionRecord: (_parent, args, { upstream }) =>
-      outcomeOf(() => upstream.deleteWebProtectionRecord(requirePositiveId(args.id, 'id'))),
-  },
-  UpdateWebProtectionRecordPayload: {
-    webProtectionRecord: (payload) => valueOf(payload),
-  },
-  DeleteWebProtectionRecordPayload: {
-    webProtectionRecord: (payload) => valueOf(payload),
+    updateWebProtectionRecord: async (_parent, args, { upstream }) => ({
+      webProtectionRecord: await upstream.updateWebProtectionRecord(requirePositiveId(args.id, 'id'), toWireBody(args.input)),
+    }),
+    deleteWebProtectionRecord: async (_parent, args, { upstream }) => ({
+      webProtectionRecord: await upstream.deleteWebProtectionRecord(requirePositiveId(args.id, 'id')),
+    }),
   },
   WebProtectionRecord: {
     id: (record) => String(record.id),
