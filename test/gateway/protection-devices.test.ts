@@ -13,7 +13,7 @@ import {
   type ProtectionDeviceOrderField,
 } from './generated/operations.ts';
 import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
-import { checkPageShape, expectNoErrors, expectOneError, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
+import { checkPageShape, expectNoErrors, expectOneError, expectPageSizeRefused, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
 import { v1Request } from '../helpers/v1.ts';
 
 const ORG1_KEY = 'demo-org1-key-acme';
@@ -273,10 +273,10 @@ describe('protectionDevices: walks over the whole list', () => {
 describe('protectionDevices: bad arguments', () => {
   for (const args of [{ first: 0 }, { first: 101 }, { last: 0 }, { last: 101 }, { first: -1 }]) {
     it(`${JSON.stringify(args)} is BAD_USER_INPUT before any upstream call`, async () => {
+      const [argument, value] = Object.entries(args)[0] as ['first' | 'last', number];
       stack.proxy.reset();
       const response = await stack.query(DeviceIdsDocument, args);
-      expectOneError(response, 'BAD_USER_INPUT', ['protectionDevices']);
-      expect(response.data).toEqual({ protectionDevices: null });
+      expectPageSizeRefused(response, argument, value, 'Query.protectionDevices');
       expect(stack.proxy.calls).toEqual([]);
     });
   }

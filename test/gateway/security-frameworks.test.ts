@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityFramework } from '../../src/v1/records.ts';
 import { onlyError, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 import { v1Request } from '../helpers/v1.ts';
+import { expectPageSizeRefused } from '../helpers/connection-checks.ts';
 import {
   CreateFailingThenUpdateDocument,
   CreateFrameworkDocument,
@@ -251,11 +252,11 @@ describe('securityFrameworks', () => {
 
   it('refuses first and last outside 1–100 with BAD_USER_INPUT', async () => {
     for (const args of [{ first: 0 }, { first: 101 }, { first: -1 }, { last: 0 }, { last: 101 }, { last: -5 }]) {
+      const [argument, value] = Object.entries(args)[0] as ['first' | 'last', number];
+      stack.proxy.reset();
       const response = await stack.query(FrameworkIdsDocument, { organizationId: '3', ...args });
-      const error = onlyError(response);
-      expect(error.extensions?.code, JSON.stringify(args)).toBe('BAD_USER_INPUT');
-      expect(error.path).toEqual(['securityFrameworks']);
-      expect(response.data).toEqual({ securityFrameworks: null });
+      expectPageSizeRefused(response, argument, value, 'Query.securityFrameworks');
+      expect(stack.proxy.calls, JSON.stringify(args)).toEqual([]);
     }
   });
 

@@ -16,7 +16,7 @@ import {
   type TrafficLogQuery,
 } from './generated/operations.ts';
 import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
-import { checkPageShape, expectNoErrors, expectOneError, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
+import { checkPageShape, expectNoErrors, expectOneError, expectPageSizeRefused, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
 import { v1Request } from '../helpers/v1.ts';
 
 const ORG1_KEY = 'demo-org1-key-acme';
@@ -374,17 +374,16 @@ describe('errors', () => {
 
   for (const args of [{ first: 0 }, { first: 101 }, { last: 0 }, { last: 101 }]) {
     it(`${JSON.stringify(args)} is BAD_USER_INPUT before any upstream call, on both fields`, async () => {
+      const [argument, value] = Object.entries(args)[0] as ['first' | 'last', number];
       stack.proxy.reset();
       const response = await stack.query(TrafficIdsDocument, { deviceId: HOT, ...args });
-      expectOneError(response, 'BAD_USER_INPUT', ['trafficLog']);
-      expect(response.data).toEqual({ trafficLog: null });
+      expectPageSizeRefused(response, argument, value, 'Query.trafficLog');
       expect(stack.proxy.calls).toEqual([]);
 
-      stack.proxy.reset();
+      // Refused whole before the device is looked up, not only at its traffic.
       const nested = await stack.query(DeviceTrafficIdsDocument, { id: HOT, ...args });
-      expectOneError(nested, 'BAD_USER_INPUT', ['protectionDevice', 'traffic']);
-      expect(nested.data).toEqual({ protectionDevice: { id: HOT, traffic: null } });
-      expect(stack.proxy.calls.filter((c) => c.path.endsWith('/traffic'))).toEqual([]);
+      expectPageSizeRefused(nested, argument, value, 'ProtectionDevice.traffic');
+      expect(stack.proxy.calls).toEqual([]);
     });
   }
 });
