@@ -20,6 +20,7 @@ import { disclosureOptions, withoutSuggestions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
 import { CallBudget, batchTooLarge, limitOptions } from './limits/index.ts';
 import { createLoaders } from './loaders.ts';
+import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation, observabilityPlugin, type ObservedContext } from './observability/plugin.ts';
@@ -73,7 +74,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
-  const limits = limitOptions<GatewayContext>(options.limits);
+  const cost = costReport<GatewayContext>();
+  const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;
   metrics.setCircuitState(upstreamOrigin, getCircuitState(upstreamOrigin));
   const stopCircuitMetrics = onCircuitStateChange((origin, state) => {
@@ -122,6 +124,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       landingPagePlugin,
       ...limits.plugins,
       observabilityPlugin<GatewayContext>({ logger, metrics }),
+      cost.plugin,
     ],
   });
   await apollo.start();

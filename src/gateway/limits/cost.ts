@@ -2,7 +2,7 @@
 // count once per item of the page it asks for. Checked once the variables are known (a `first`
 // given through a variable counts as much as a literal one), before anything runs. The same walk
 // finds a `first`/`last` out of range (page-size.ts), which is refused first.
-import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequest } from '@apollo/server';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import {
   GraphQLError,
@@ -205,11 +205,14 @@ export function costEstimator(): typeof estimateOperation {
   };
 }
 
+/** Told each operation's estimate, refused or not (the response's `extensions.cost` shows it). */
+export type EstimateListener = (request: GraphQLRequest, cost: number) => void;
+
 /**
  * Refuses, with HTTP 400, an operation that asks for a page size out of range (BAD_USER_INPUT,
  * whatever its cost) or whose estimated cost is over `maxCost` (QUERY_TOO_COMPLEX).
  */
-export function costLimitPlugin<TContext extends BaseContext>(maxCost: number): ApolloServerPlugin<TContext> {
+export function costLimitPlugin<TContext extends BaseContext>(maxCost: number, onEstimate?: EstimateListener): ApolloServerPlugin<TContext> {
   const estimate = costEstimator();
   return {
     async requestDidStart() {
@@ -219,6 +222,7 @@ export function costLimitPlugin<TContext extends BaseContext>(maxCost: number): 
           if (!operation) return;
           const estimated = estimate(schema, document, operation, request.variables);
           if (estimated === undefined) return;
+          onEstimate?.(request, estimated.cost);
           if (estimated.pageSize) throw new PageSizeError(estimated.pageSize);
           if (estimated.cost > maxCost) throw new QueryTooComplexError(estimated.cost, maxCost);
         },
