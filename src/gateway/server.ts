@@ -22,6 +22,7 @@ import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
 import { ShutdownGate } from './http/shutdown-gate.ts';
 import { limitOptions } from './limits/index.ts';
+import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
@@ -70,7 +71,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
-  const limits = limitOptions<GatewayContext>(options.limits);
+  const cost = costReport<GatewayContext>();
+  const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;
   // The upstream's connections, breaker and retry budget: this gateway's own, made once here.
   const transport = new Transport({
@@ -127,6 +129,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       operationResolutionPlugin<GatewayContext>(),
       ...limits.plugins,
       observabilityPlugin<GatewayContext>({ logger, metrics }),
+      cost.plugin,
     ],
   });
   await apollo.start();

@@ -167,7 +167,7 @@ describe('queries over HTTP answer as graphql-js does', () => {
       for (let page = 0; page < 10; page++) {
         const variables: ExecDevicePageQueryVariables = { first: 3, after, filter };
         const response = await expectAsGraphqlJs<ExecDevicePageQuery>(ExecDevicePageDocument, variables);
-        const connection = response.data!.protectionDevices;
+        const connection = response.data!.protectionDevices!;
         ids.push(...connection.edges.map((edge) => edge.node.id));
         if (!connection.pageInfo.hasNextPage) break;
         after = connection.pageInfo.endCursor ?? null;
@@ -187,7 +187,7 @@ describe('queries over HTTP answer as graphql-js does', () => {
     for (let page = 0; page < 10; page++) {
       const variables: ExecDevicePageQueryVariables = { last: 5, before, orderBy: { field: 'TYPE', direction: 'DESC' } };
       const response = await expectAsGraphqlJs<ExecDevicePageQuery>(ExecDevicePageDocument, variables);
-      const connection = response.data!.protectionDevices;
+      const connection = response.data!.protectionDevices!;
       backward.unshift(...connection.edges.map((edge) => edge.node.id));
       if (!connection.pageInfo.hasPreviousPage) break;
       before = connection.pageInfo.startCursor ?? null;
@@ -236,13 +236,13 @@ describe('queries over HTTP answer as graphql-js does', () => {
     // Organization 1 holds this suite's frameworks with values the scalars refuse (below).
     for (const organizationId of ['2', '3']) {
       const first = await expectAsGraphqlJs<any>(ExecFrameworksDocument, { organizationId, first: 1 });
-      expect(first.data.securityFrameworks.nodes).toHaveLength(1);
+      expect(first.data.securityFrameworks!.nodes).toHaveLength(1);
       const next = await expectAsGraphqlJs<any>(ExecFrameworksDocument, {
         organizationId,
         first: 2,
-        after: first.data.securityFrameworks.pageInfo.endCursor,
+        after: first.data.securityFrameworks!.pageInfo.endCursor,
       });
-      expect(next.data.securityFrameworks.pageInfo.hasPreviousPage).toBe(true);
+      expect(next.data.securityFrameworks!.pageInfo.hasPreviousPage).toBe(true);
     }
   });
 
@@ -282,10 +282,13 @@ describe('errors over HTTP as graphql-js reports them', () => {
     expect(stack.proxy.calls.map((call) => call.path)).toEqual(['/api/v1/organizations/2/security-frameworks']);
   });
 
-  it('non-null siblings that fail with the same failure null `data` with one error, at the first in the document', async () => {
+  it('root lists that fail with the same failure are each null with their own error, `data` kept', async () => {
     const response = await expectAsGraphqlJs<any>(ExecFrameworkListTwiceDocument, { organizationId: '2' }, { key: ORG1_KEY });
-    expect(response.data).toBeNull();
-    expect(errorsAsSeen(response.errors)).toEqual([{ message: expect.any(String), path: ['a'], code: 'FORBIDDEN' }]);
+    expect(response.data).toEqual({ a: null, b: null });
+    expect(errorsAsSeen(response.errors)).toEqual([
+      { message: expect.any(String), path: ['a'], code: 'FORBIDDEN' },
+      { message: expect.any(String), path: ['b'], code: 'FORBIDDEN' },
+    ]);
   });
 
   it('a value from upstream that its scalar cannot represent is UPSTREAM_BAD_RESPONSE at its field, not an internal error', async () => {
@@ -335,11 +338,12 @@ describe('errors over HTTP as graphql-js reports them', () => {
 
   // graphql-js completes an object's fields in order and gives up at the first that nulls it, so
   // one error stands for the nulled object; graphql-jit completes them all and reports each.
-  it('two non-null fields of one nullable object that fail each their own way: one error, as graphql-js', async () => {
-    const response = await expectAsGraphqlJs<any>(ExecTrafficTwiceDocument, { id: '1', a: 500, b: 0 });
-    expect(response.data).toEqual({ protectionDevice: null });
+  it('two traffic fields of one device that fail each their own way: each null with its own error, the device kept, as graphql-js', async () => {
+    const response = await expectAsGraphqlJs<any>(ExecTrafficTwiceDocument, { id: '1', a: 2, b: 2, after: 'abc', before: 'xyz' });
+    expect(response.data).toEqual({ protectionDevice: { id: '1', a: null, b: null } });
     expect(errorsAsSeen(response.errors)).toEqual([
-      { message: 'first must be between 1 and 100', path: ['protectionDevice', 'a'], code: 'BAD_USER_INPUT' },
+      { message: 'The cursor in after is not valid', path: ['protectionDevice', 'a'], code: 'BAD_USER_INPUT' },
+      { message: 'The cursor in before is not valid', path: ['protectionDevice', 'b'], code: 'BAD_USER_INPUT' },
     ]);
   });
 
@@ -436,22 +440,25 @@ describe('jitExecutor directly', () => {
     }
   });
 
-  it('one upstream failure shared by two non-null fields of a nullable object: reported once, at the first in the document', async () => {
+  it('one upstream failure shared by two traffic fields of a device: each is null with it, the device kept', async () => {
     const executor = jitExecutor(schema);
     // The device lookup takes the one upstream call allowed; both traffic fields then share the
     // loader's one refused page (same arguments, same key): one error object thrown twice.
     const variables = { id: '1', a: 2, b: 2 };
     const jit = await runJit(executor, ExecTrafficTwiceDocument, variables, { budget: 1 });
     expect(jit).toEqual(await graphqlJs(ExecTrafficTwiceDocument, variables, DEMO_ADMIN_KEY, undefined, 1));
-    expect(jit.data).toEqual({ protectionDevice: null });
-    expect(errorsAsSeen(jit.errors)).toEqual([{ message: expect.any(String), path: ['protectionDevice', 'a'], code: 'UPSTREAM_BUDGET_EXCEEDED' }]);
+    expect(jit.data).toEqual({ protectionDevice: { id: '1', a: null, b: null } });
+    expect(errorsAsSeen(jit.errors)).toEqual([
+      { message: expect.any(String), path: ['protectionDevice', 'a'], code: 'UPSTREAM_BUDGET_EXCEEDED' },
+      { message: expect.any(String), path: ['protectionDevice', 'b'], code: 'UPSTREAM_BUDGET_EXCEEDED' },
+    ]);
   });
 
-  it('one upstream failure under two nullable parents: each parent keeps its error', async () => {
+  it('one upstream failure under two parents: each traffic field keeps its error, the parents kept', async () => {
     const executor = jitExecutor(schema);
     const jit = await runJit(executor, ExecTwoDevicesTrafficDocument, { id: '2' }, { budget: 1 });
     expect(jit).toEqual(await graphqlJs(ExecTwoDevicesTrafficDocument, { id: '2' }, DEMO_ADMIN_KEY, undefined, 1));
-    expect(jit.data).toEqual({ x: null, y: null });
+    expect(jit.data).toEqual({ x: { id: '2', traffic: null }, y: { id: '2', traffic: null } });
     expect(errorsAsSeen(jit.errors)).toEqual([
       { message: expect.any(String), path: ['x', 'traffic'], code: 'UPSTREAM_BUDGET_EXCEEDED' },
       { message: expect.any(String), path: ['y', 'traffic'], code: 'UPSTREAM_BUDGET_EXCEEDED' },
@@ -464,7 +471,7 @@ describe('jitExecutor directly', () => {
     expect(await runJit(executor, ExecSkipWithDefaultDocument, { skip: false })).toEqual(await graphqlJs(ExecSkipWithDefaultDocument, { skip: false }));
     const jit = await runJit(executor, ExecSkipWithDefaultDocument, { skip: null });
     expect(jit).toEqual(await graphqlJs(ExecSkipWithDefaultDocument, { skip: null }));
-    expect(jit.data).toBeNull();
+    expect(jit.data).toEqual({ protectionDevices: null });
     expect(errorsAsSeen(jit.errors)).toEqual([
       { message: 'Argument "if" of non-null type "Boolean!" must not be null.', path: ['protectionDevices'], code: undefined },
     ]);

@@ -248,7 +248,10 @@ describe('GET and CSRF prevention', () => {
     for (const header of ['apollo-require-preflight', 'x-apollo-operation-name']) {
       const response = await fetch(url(), { headers: { 'x-service-token': TEST_KEYS.admin, [header]: 'FrameworkCount' } });
       expect(response.status, header).toBe(200);
-      expect(await response.json()).toEqual({ data: { securityFrameworks: { totalCount: 0 } } });
+      expect(await response.json()).toEqual({
+        data: { securityFrameworks: { totalCount: 0 } },
+        extensions: { cost: { estimated: expect.any(Number), upstreamCalls: 1 } },
+      });
     }
     expect(stack.proxy.calls.map((call) => `${call.method} ${call.path}`)).toEqual([
       'GET /api/v1/organizations/1/security-frameworks',

@@ -117,6 +117,50 @@ describe('query limits (default settings)', () => {
     expect(estimateCost(buildSchema(), document, operation, {})).toBe(1_151);
   });
 
+  // graphql.md, "Connections": the more specific error wins over the cost limit.
+  it('refuses first/last outside 1–100 as BAD_USER_INPUT naming the argument, even where the cost limit would refuse too', async () => {
+    const refused = (response: GraphQLResponse<any> & { upstreamCalls: number }, argument: string, value: number, coordinate: string) => {
+      expect(response.status, response.text).toBe(400);
+      expect(response.data).toBeUndefined();
+      expect(response.errors).toEqual([
+        { message: `${argument} must be between 1 and 100, got ${value} (${coordinate}).`, extensions: { code: 'BAD_USER_INPUT', field: argument } },
+      ]);
+      expect(response.upstreamCalls).toBe(0);
+    };
+    // Written in the document: 1 + 100 × (1 + 1 + (1 + 1,000 × 2)) is far over 20,000.
+    refused(
+      await send(stack, { query: '{ protectionDevices(first: 100) { nodes { id traffic(first: 1000) { nodes { id } } } } }' }),
+      'first',
+      1000,
+      'ProtectionDevice.traffic',
+    );
+    // Through variables, at either level, forward or backward.
+    refused(await send(stack, { query: DEVICES_WITH_TRAFFIC, variables: { devices: 100, traffic: 1000 } }), 'first', 1000, 'ProtectionDevice.traffic');
+    refused(await send(stack, { query: DEVICES_WITH_TRAFFIC, variables: { devices: 5000, traffic: 5 } }), 'first', 5000, 'Query.protectionDevices');
+    refused(
+      await send(stack, { query: 'query ($n: Int) { trafficLog(deviceId: 1, last: $n) { nodes { id } } }', variables: { n: 100_000 } }),
+      'last',
+      100_000,
+      'Query.trafficLog',
+    );
+    // Out of range but cheap: the same answer, whatever the cost.
+    refused(await send(stack, { query: DEVICES_WITH_TRAFFIC, variables: { devices: 0, traffic: 1 } }), 'first', 0, 'Query.protectionDevices');
+    refused(await send(stack, { query: '{ securityFrameworks(organizationId: 1, last: -1) { totalCount } }' }), 'last', -1, 'Query.securityFrameworks');
+    // In range, the cost limit still answers for the size.
+    const tooBig = await send(stack, { query: DEVICES_WITH_TRAFFIC, variables: { devices: 100, traffic: 100 } });
+    expect(tooBig.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  it('does not refuse a page size on a field that @include or @skip leaves out', async () => {
+    const response = await send(stack, {
+      query: 'query ($with: Boolean!, $n: Int) { securityFrameworks(organizationId: 1) { totalCount } protectionDevices(first: $n) @include(if: $with) { totalCount } }',
+      variables: { with: false, n: 1000 },
+    });
+    expect(response.status).toBe(200);
+    expect(response.errors).toBeUndefined();
+    expect(response.data).toEqual({ securityFrameworks: { totalCount: 0 } });
+  });
+
   it('leaves variables of the wrong type to execution: BAD_USER_INPUT, 400, no upstream call', async () => {
     const response = await send(stack, { query: DEVICES_WITH_TRAFFIC, variables: { devices: 'many' } });
     expect(response.status).toBe(400);
@@ -223,10 +267,15 @@ describe('query limits (a call budget of 2, batches of at most 2)', () => {
     const operation = { query: '{ securityFrameworks(organizationId: 1) { totalCount } }' };
     const within = await send(stack, [operation, operation]);
     expect(within.status).toBe(200);
-    expect(JSON.parse(within.text)).toEqual([
-      { data: { securityFrameworks: { totalCount: 1 } } },
-      { data: { securityFrameworks: { totalCount: 1 } } },
+    const answers = JSON.parse(within.text);
+    expect(answers.map((answer: { data: unknown }) => answer.data)).toEqual([
+      { securityFrameworks: { totalCount: 1 } },
+      { securityFrameworks: { totalCount: 1 } },
     ]);
+    // The operations of a batch share the request's upstream calls: each reports those made so
+    // far, and the last to answer reports both.
+    const calls = answers.map((answer: { extensions: { cost: { upstreamCalls: number } } }) => answer.extensions.cost.upstreamCalls);
+    expect(Math.max(...calls)).toBe(within.upstreamCalls);
 
     const over = await send(stack, [operation, operation, operation]);
     expect(over.status).toBe(400);

@@ -236,8 +236,6 @@ interface Field {
   value(data: Record<string, any> | null): unknown;
   /** Whether a value is the healthy answer. */
   healthy(value: unknown): boolean;
-  /** A failed non-null root field nulls the whole `data`. */
-  nullsData: boolean;
 }
 
 interface Planned {
@@ -286,7 +284,7 @@ function plan(name: string, random: () => number): Planned {
         shape,
         refused,
         body: request({ first: DEVICES_FIRST, filter: { organizationId: idOf(k) } }),
-        fields: [{ path: ['protectionDevices'], target: target(k), mutation: false, nullsData: true, value: (d) => d?.protectionDevices, healthy: (v) => matchesFirstPage(v, HEALTHY_DEVICES) }],
+        fields: [{ path: ['protectionDevices'], target: target(k), mutation: false, value: (d) => d?.protectionDevices, healthy: (v) => matchesFirstPage(v, HEALTHY_DEVICES) }],
       };
     }
     case 'traffic': {
@@ -296,7 +294,7 @@ function plan(name: string, random: () => number): Planned {
         shape,
         refused,
         body: request({ deviceId: idOf(k), first: TRAFFIC_FIRST }),
-        fields: [{ path: ['trafficLog'], target: target(k), mutation: false, nullsData: true, value: (d) => d?.trafficLog, healthy: (v) => matchesFirstPage(v, HEALTHY_TRAFFIC) }],
+        fields: [{ path: ['trafficLog'], target: target(k), mutation: false, value: (d) => d?.trafficLog, healthy: (v) => matchesFirstPage(v, HEALTHY_TRAFFIC) }],
       };
     }
     case 'lookups': {
@@ -306,7 +304,6 @@ function plan(name: string, random: () => number): Planned {
         path: [alias],
         target: target(k),
         mutation: false,
-        nullsData: false,
         value: (d) => d?.[alias],
         healthy: (v) => isDeepStrictEqual(v, HEALTHY_FRAMEWORK),
       });
@@ -322,12 +319,11 @@ function plan(name: string, random: () => number): Planned {
         body: request({ id: String(id), input: { fqdn: 'shop.example.com' } }),
         fields: [
           {
-            path: ['updateWebProtectionRecord', 'webProtectionRecord'],
+            path: ['updateWebProtectionRecord'],
             target: target(k),
             mutation: true,
-            nullsData: false,
-            value: (d) => d?.updateWebProtectionRecord?.webProtectionRecord,
-            healthy: (v) => isDeepStrictEqual(v, gqlRecord(id)),
+            value: (d) => d?.updateWebProtectionRecord,
+            healthy: (v) => isDeepStrictEqual(v, { webProtectionRecord: gqlRecord(id) }),
           },
         ],
       };
@@ -444,7 +440,9 @@ function checkResponse(stats: Stats, op: Planned, status: number, contentType: s
       continue;
     }
     stats.fields[field.target][outcome] += 1;
-    if (field.nullsData ? data !== null : value !== null) problem(stats, op, `${field.path.join('.')}: failed but not null`, text);
+    // Every field that makes an upstream call is nullable: a failure nulls that field alone.
+    if (data === null) problem(stats, op, `${field.path.join('.')}: failed and nulled all \`data\``, text);
+    else if (value !== null) problem(stats, op, `${field.path.join('.')}: failed but not null`, text);
   }
   if (claimed !== list.length) problem(stats, op, 'an error on no field of the operation', text);
 }

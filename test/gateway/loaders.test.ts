@@ -89,7 +89,7 @@ describe('loaders', () => {
   it('lookups of devices in a page asked in the same operation cost no extra call', async () => {
     const [a, b, c] = [deviceIds[0], deviceIds[9], deviceIds[19]].map(String) as [string, string, string];
     const data = expectNoErrors(await stack.query(DevicePageAndLookupsDocument, { a, b, c }));
-    expect(data.protectionDevices.nodes.map((n) => n.id)).toEqual(deviceIds.slice(0, 20).map(String));
+    expect(data.protectionDevices!.nodes.map((n) => n.id)).toEqual(deviceIds.slice(0, 20).map(String));
     expect([data.a?.id, data.b?.id, data.c?.id]).toEqual([a, b, c]);
     expect(stack.proxy.calls.map(describeCall)).toEqual([
       { method: 'GET', path: '/api/v1/atb', query: [['limit', '20'], ['offset', '0'], ['order', 'id']] },
@@ -98,7 +98,7 @@ describe('loaders', () => {
 
   it('the same traffic page under two aliases is fetched once', async () => {
     const data = expectNoErrors(await stack.query(TrafficTwiceDocument));
-    expect(data.a.nodes).toHaveLength(5);
+    expect(data.a!.nodes).toHaveLength(5);
     expect(data.b).toEqual(data.a);
     expect(stack.proxy.calls.map(describeCall)).toEqual([
       { method: 'GET', path: '/api/v1/atb/1/traffic', query: [['limit', '5'], ['offset', '0'], ['order', '-date_time']] },
@@ -107,7 +107,7 @@ describe('loaders', () => {
 
   it('DevicesWithNewestTraffic: one device call and one traffic call per device, none twice', async () => {
     const data = expectNoErrors(await stack.query(DevicesWithNewestTrafficDocument));
-    const page = data.protectionDevices;
+    const page = data.protectionDevices!;
     expect(page.nodes.map((n) => n.id)).toEqual(deviceIds.slice(0, 20).map(String));
     expect(page.edges.map((e) => e.node)).toEqual(page.nodes);
 
@@ -129,8 +129,8 @@ describe('loaders', () => {
     // And the pages are the devices' newest entries.
     for (const node of page.nodes) {
       const v1 = await v1Request(stack.v1, 'GET', `/api/v1/atb/${node.id}/traffic?limit=5`, { token: DEMO_ADMIN_KEY });
-      expect(node.traffic.nodes.map((e) => e.id), node.id).toEqual((v1.json.data as { id: number }[]).map((e) => String(e.id)));
-      expect(node.traffic.totalCount, node.id).toBe(v1.json.total);
+      expect(node.traffic!.nodes.map((e) => e.id), node.id).toEqual((v1.json.data as { id: number }[]).map((e) => String(e.id)));
+      expect(node.traffic!.totalCount, node.id).toBe(v1.json.total);
     }
   });
 
@@ -143,7 +143,7 @@ describe('loaders', () => {
     const data = expectNoErrors(
       await stack.query(FrameworkLookupsDocument, { organizationId: '1', a: String(first.id), b: String(last.id), c: '9999' }),
     );
-    expect(data.securityFrameworks.nodes).toEqual(frameworks.map((f) => ({ id: String(f.id), title: f.title })));
+    expect(data.securityFrameworks!.nodes).toEqual(frameworks.map((f) => ({ id: String(f.id), title: f.title })));
     expect(data.a).toEqual({ id: String(first.id), title: first.title });
     expect(data.b).toEqual({ id: String(last.id), title: last.title });
     expect(data.c).toBeNull();

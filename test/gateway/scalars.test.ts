@@ -1,9 +1,11 @@
 // The custom and built-in scalars at the gateway's edge, over HTTP: a bad input value is refused
-// before any upstream call, through variables (BAD_USER_INPUT) and inline in the document
-// (a validation error); output values are what the upstream holds, DateTime as ISO strings.
+// with HTTP 400 before any upstream call, through variables (BAD_USER_INPUT) and inline in the
+// document (GRAPHQL_VALIDATION_FAILED); output values are what the upstream holds, DateTime as
+// ISO strings.
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
+import { getNamedType, isInputObjectType, isScalarType, isSpecifiedScalarType, print, type GraphQLArgument, type GraphQLInputField } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSchema } from '../../src/gateway/domains/index.ts';
 import type { Evidence, SecurityFramework, WebProtectionRecord } from '../../src/v1/records.ts';
 import { insertFramework } from '../../src/v1/storage/frameworks.ts';
 import { insertOrganization } from '../../src/v1/storage/organizations.ts';
@@ -159,11 +161,14 @@ describe('a bad value inline in the document is a validation error before any up
     `mutation { createSecurityFramework(organizationId: "1", input: { title: "Framework", controls: [{ id: "C-1", type: "control", title: "t", weight: 1, frequency: "* * * * *", evidenceType: "document", ${field} }] }) { id } }`;
   const cases: [string, string][] = [
     ['EmailAddress "not-an-email"', record('{ email: "not-an-email" }')],
+    ['EmailAddress "two@@example.com"', record('{ email: "two@@example.com" }')],
     ['EmailAddress 42', record('{ email: 42 }')],
     ['IPv4 "999.1.1.1"', record('{ endpoint: "999.1.1.1" }')],
     ['IPv4 "10.0.0"', record('{ endpoint: "10.0.0" }')],
+    ['IPv4 "10.0.0.1.5"', record('{ endpoint: "10.0.0.1.5" }')],
     ['JSONObject [1, 2]', framework('details: [1, 2]')],
     ['JSONObject "a string"', framework('details: "a string"')],
+    ['JSONObject 5', framework('details: 5')],
     ['ID true', '{ securityFrameworks(organizationId: true) { totalCount } }'],
     ['ID 1.5', '{ securityFrameworks(organizationId: 1.5) { totalCount } }'],
     ['Int "ten"', '{ securityFrameworks(organizationId: "1", first: "ten") { totalCount } }'],
@@ -178,16 +183,42 @@ describe('a bad value inline in the document is a validation error before any up
   }
 });
 
+describe('the cases above', () => {
+  it('cover every custom scalar a client can send (an argument, or a field of an input)', () => {
+    const schema = buildSchema();
+    const sent = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (input: GraphQLArgument | GraphQLInputField) => {
+      const type = getNamedType(input.type);
+      if (isScalarType(type) && !isSpecifiedScalarType(type)) sent.add(type.name);
+      if (isInputObjectType(type) && !seen.has(type.name)) {
+        seen.add(type.name);
+        Object.values(type.getFields()).forEach(visit);
+      }
+    };
+    for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+      for (const field of Object.values(root!.getFields())) field.args.forEach(visit);
+    }
+    // A scalar added to an input (a DateTime filter, say) needs its cases in both lists above.
+    expect([...sent].sort()).toEqual(['EmailAddress', 'IPv4', 'JSONObject']);
+  });
+});
+
 describe('IPv4 input is a dotted-quad address', () => {
   // graphql.md: an input of the wrong format is refused before any upstream call; the SDL's IPv4
   // is "an IPv4 address in dotted-quad notation". A network in CIDR form or an address with
   // leading zeros is neither (and v1 refuses both).
   for (const endpoint of ['10.0.0.1/24', '010.000.000.001']) {
-    it(`refuses "${endpoint}" through variables before any upstream call`, async () => {
+    it(`refuses "${endpoint}" through variables (BAD_USER_INPUT) before any upstream call`, async () => {
       stack.proxy.reset();
       const response = await withVariables(UpdateWebProtectionRecordDocument, { id: String(recordId), input: { endpoint } });
-      expect(response.errors?.[0]?.extensions?.code, response.text).toBe('BAD_USER_INPUT');
-      expect(stack.proxy.calls.map((call) => `${call.method} ${call.path}`)).toEqual([]);
+      expectRefused(response, 'BAD_USER_INPUT', endpoint);
+    });
+
+    it(`refuses "${endpoint}" inline in the document (GRAPHQL_VALIDATION_FAILED) before any upstream call`, async () => {
+      stack.proxy.reset();
+      const response = await post({ query: `mutation { updateWebProtectionRecord(id: "${recordId}", input: { endpoint: "${endpoint}" }) { webProtectionRecord { id } } }` });
+      expectRefused(response, 'GRAPHQL_VALIDATION_FAILED', endpoint);
     });
   }
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityFramework } from '../../src/v1/records.ts';
 import { onlyError, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 import { v1Request } from '../helpers/v1.ts';
+import { expectPageSizeRefused } from '../helpers/connection-checks.ts';
 import {
   CreateFailingThenUpdateDocument,
   CreateFrameworkDocument,
@@ -114,7 +115,7 @@ describe('securityFrameworks', () => {
       const response = await stack.query(FrameworkNodesDocument, { organizationId: String(organizationId) });
       expect(response.status).toBe(200);
       expect(response.errors).toBeUndefined();
-      const connection = response.data!.securityFrameworks;
+      const connection = response.data!.securityFrameworks!;
       expect(connection.nodes).toEqual(held.map(expectedFramework));
       expect(connection.totalCount).toBe(held.length);
       expect(connection.pageInfo.hasNextPage).toBe(false);
@@ -137,7 +138,7 @@ describe('securityFrameworks', () => {
   it('gives edges and nodes the same frameworks, each edge with its own cursor', async () => {
     const held = await v1Frameworks(1);
     const response = await stack.query(FrameworksDocument, { organizationId: '1', first: 50 });
-    const connection = response.data!.securityFrameworks;
+    const connection = response.data!.securityFrameworks!;
     expect(connection.edges.map((edge) => edge.node)).toEqual(held.map(expectedFramework));
     expect(connection.nodes).toEqual(held.map(expectedFramework));
     const cursors = connection.edges.map((edge) => edge.cursor);
@@ -153,7 +154,7 @@ describe('securityFrameworks', () => {
   it('without first or last holds every framework', async () => {
     const ids = (await v1Frameworks(3)).map((framework) => String(framework.id));
     expect(ids).toHaveLength(2 + PAGING_EXTRA);
-    const connection = (await stack.query(FrameworkIdsDocument, { organizationId: '3' })).data!.securityFrameworks;
+    const connection = (await stack.query(FrameworkIdsDocument, { organizationId: '3' })).data!.securityFrameworks!;
     expect(connection.nodes.map((node) => node.id)).toEqual(ids);
     expect(connection.totalCount).toBe(ids.length);
     expect(connection.pageInfo).toEqual({
@@ -173,7 +174,7 @@ describe('securityFrameworks', () => {
       for (let page = 0; ; page++) {
         expect(page).toBeLessThan(ids.length);
         const connection = (await stack.query(FrameworkIdsDocument, { organizationId: '3', first: size, ...(after ? { after } : {}) }))
-          .data!.securityFrameworks;
+          .data!.securityFrameworks!;
         const start = seen.length;
         const want = ids.slice(start, start + size);
         expect(connection.nodes.map((node) => node.id)).toEqual(want);
@@ -203,7 +204,7 @@ describe('securityFrameworks', () => {
       for (let page = 0; ; page++) {
         expect(page).toBeLessThan(ids.length);
         const connection = (await stack.query(FrameworkIdsDocument, { organizationId: '3', last: size, ...(before ? { before } : {}) }))
-          .data!.securityFrameworks;
+          .data!.securityFrameworks!;
         const end = ids.length - seen.length;
         const start = Math.max(0, end - size);
         const want = ids.slice(start, end);
@@ -226,21 +227,21 @@ describe('securityFrameworks', () => {
 
   it('mixes cursors of both directions and places an empty page at the end', async () => {
     const ids = (await v1Frameworks(3)).map((framework) => String(framework.id));
-    const all = (await stack.query(FrameworkIdsDocument, { organizationId: '3' })).data!.securityFrameworks;
+    const all = (await stack.query(FrameworkIdsDocument, { organizationId: '3' })).data!.securityFrameworks!;
     const cursor = (index: number) => all.edges[index]!.cursor;
 
     const between = (await stack.query(FrameworkIdsDocument, { organizationId: '3', after: cursor(1), before: cursor(5) })).data!
-      .securityFrameworks;
+      .securityFrameworks!;
     expect(between.nodes.map((node) => node.id)).toEqual(ids.slice(2, 5));
     expect(between.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true, startCursor: cursor(2), endCursor: cursor(4) });
 
     const lastTwoBefore = (await stack.query(FrameworkIdsDocument, { organizationId: '3', last: 2, before: cursor(4) })).data!
-      .securityFrameworks;
+      .securityFrameworks!;
     expect(lastTwoBefore.nodes.map((node) => node.id)).toEqual(ids.slice(2, 4));
     expect(lastTwoBefore.pageInfo).toEqual({ hasPreviousPage: true, hasNextPage: true, startCursor: cursor(2), endCursor: cursor(3) });
 
     const pastEnd = (await stack.query(FrameworkIdsDocument, { organizationId: '3', first: 2, after: cursor(ids.length - 1) })).data!
-      .securityFrameworks;
+      .securityFrameworks!;
     expect(pastEnd).toEqual({
       edges: [],
       nodes: [],
@@ -251,18 +252,18 @@ describe('securityFrameworks', () => {
 
   it('refuses first and last outside 1–100 with BAD_USER_INPUT', async () => {
     for (const args of [{ first: 0 }, { first: 101 }, { first: -1 }, { last: 0 }, { last: 101 }, { last: -5 }]) {
+      const [argument, value] = Object.entries(args)[0] as ['first' | 'last', number];
+      stack.proxy.reset();
       const response = await stack.query(FrameworkIdsDocument, { organizationId: '3', ...args });
-      const error = onlyError(response);
-      expect(error.extensions?.code, JSON.stringify(args)).toBe('BAD_USER_INPUT');
-      expect(error.path).toEqual(['securityFrameworks']);
-      expect(response.data).toBeNull();
+      expectPageSizeRefused(response, argument, value, 'Query.securityFrameworks');
+      expect(stack.proxy.calls, JSON.stringify(args)).toEqual([]);
     }
   });
 
   it('refuses a cursor of another organization and a garbage cursor with BAD_USER_INPUT', async () => {
-    const otherCursor = (await stack.query(FrameworkIdsDocument, { organizationId: '1', first: 1 })).data!.securityFrameworks.pageInfo
+    const otherCursor = (await stack.query(FrameworkIdsDocument, { organizationId: '1', first: 1 })).data!.securityFrameworks!.pageInfo
       .endCursor!;
-    const ownCursor = (await stack.query(FrameworkIdsDocument, { organizationId: '3', first: 1 })).data!.securityFrameworks.pageInfo
+    const ownCursor = (await stack.query(FrameworkIdsDocument, { organizationId: '3', first: 1 })).data!.securityFrameworks!.pageInfo
       .endCursor!;
     expect(otherCursor).not.toBe(ownCursor);
     const garbage = ['not-a-cursor', 'Zm9v', Buffer.from('[1,0,"x"]').toString('base64url'), `${ownCursor}x`, ''];
@@ -286,7 +287,7 @@ describe('securityFrameworks', () => {
     // Its own organization is fine.
     const own = await stack.query(FrameworkIdsDocument, { organizationId: '1' }, { key: TEST_KEYS.org1 });
     expect(own.errors).toBeUndefined();
-    expect(own.data!.securityFrameworks.totalCount).toBe((await v1Frameworks(1)).length);
+    expect(own.data!.securityFrameworks!.totalCount).toBe((await v1Frameworks(1)).length);
   });
 
   it('refuses an organizationId that is not a positive integer with BAD_USER_INPUT, without an upstream call', async () => {
@@ -409,7 +410,7 @@ describe('createSecurityFramework', () => {
     stack.proxy.reset();
     const response = await stack.query(CreateFrameworkDocument, { input, organizationId: '1' });
     expect(response.errors).toBeUndefined();
-    const { id, securityFramework } = response.data!.createSecurityFramework;
+    const { id, securityFramework } = response.data!.createSecurityFramework!;
     expect(id).toMatch(/^[1-9]\d*$/);
     expect(securityFramework).toEqual(readBack(id));
     expect(stack.proxy.lines()).toEqual([
@@ -424,7 +425,7 @@ describe('createSecurityFramework', () => {
     stack.proxy.reset();
     const response = await stack.query(CreateFrameworkDocument, { input }, { key: TEST_KEYS.org2 });
     expect(response.errors).toBeUndefined();
-    const { id, securityFramework } = response.data!.createSecurityFramework;
+    const { id, securityFramework } = response.data!.createSecurityFramework!;
     expect(securityFramework).toBeNull();
     expect(stack.proxy.lines()).toEqual(['POST /api/v1/V-Ciso/security-frameworks']);
     const held = (await v1Frameworks(2)).find((framework) => String(framework.id) === id);
@@ -510,7 +511,7 @@ describe('updateSecurityFramework', () => {
         })),
       ],
     };
-    expect(response.data!.updateSecurityFramework.securityFramework).toEqual(expected);
+    expect(response.data!.updateSecurityFramework!.securityFramework).toEqual(expected);
     const held = (await v1Frameworks(1)).find((framework) => framework.id === original.id)!;
     expect(expectedFramework(held)).toEqual(expected);
     // Evidence was kept for every control that stayed.
@@ -523,11 +524,11 @@ describe('updateSecurityFramework', () => {
       input: { title: original.title, controls: original.security_frameworks.map(controlInput) },
     });
     expect(restored.errors).toBeUndefined();
-    expect(restored.data!.updateSecurityFramework.securityFramework).toEqual(expectedFramework(original));
+    expect(restored.data!.updateSecurityFramework!.securityFramework).toEqual(expectedFramework(original));
     expect((await v1Frameworks(1)).find((framework) => framework.id === original.id)).toEqual(original);
   });
 
-  it('passes on validation errors (bad cron frequency, duplicate control ids) as BAD_USER_INPUT beside a null framework', async () => {
+  it('passes on validation errors (bad cron frequency, duplicate control ids) as BAD_USER_INPUT on a null mutation', async () => {
     const target = (await v1Frameworks(1))[0]!;
     const cases: [SecurityFrameworkInput, string][] = [
       [{ title: 'x', controls: [{ ...validControl, frequency: '61 * * * *' }] }, 'security_frameworks.0.frequency'],
@@ -538,8 +539,8 @@ describe('updateSecurityFramework', () => {
     for (const [input, field] of cases) {
       const response = await stack.query(UpdateFrameworkDocument, { organizationId: '1', id: String(target.id), input });
       const error = onlyError(response);
-      expect(error.path).toEqual(['updateSecurityFramework', 'securityFramework']);
-      expect(response.data).toEqual({ updateSecurityFramework: { securityFramework: null } });
+      expect(error.path).toEqual(['updateSecurityFramework']);
+      expect(response.data).toEqual({ updateSecurityFramework: null });
       expect(error.extensions).toEqual({
         code: 'BAD_USER_INPUT',
         upstream: { status: 400, error: 1, messages: [{ code: 'validation_failed', message: expect.any(String), field }] },
@@ -555,8 +556,8 @@ describe('updateSecurityFramework', () => {
   it('is NOT_FOUND for an unknown framework and BAD_USER_INPUT without an upstream call for a bad id', async () => {
     const input = { title: 'x', controls: [validControl] };
     const missing = await stack.query(UpdateFrameworkDocument, { organizationId: '1', id: '99999', input });
-    expect(onlyError(missing)).toMatchObject({ path: ['updateSecurityFramework', 'securityFramework'], extensions: { code: 'NOT_FOUND' } });
-    expect(missing.data).toEqual({ updateSecurityFramework: { securityFramework: null } });
+    expect(onlyError(missing)).toMatchObject({ path: ['updateSecurityFramework'], extensions: { code: 'NOT_FOUND' } });
+    expect(missing.data).toEqual({ updateSecurityFramework: null });
 
     stack.proxy.reset();
     const bad = await stack.query(UpdateFrameworkDocument, { organizationId: 'abc', id: '1', input });
@@ -575,36 +576,43 @@ describe('updateSecurityFramework', () => {
       input,
     });
     const error = onlyError(response);
-    expect(error.path).toEqual(['failing', 'securityFramework']);
+    expect(error.path).toEqual(['failing']);
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(response.data).toEqual({ failing: { securityFramework: null }, succeeding: { securityFramework: expectedFramework(target) } });
+    expect(response.data).toEqual({ failing: null, succeeding: { securityFramework: expectedFramework(target) } });
   });
 
-  it('stops at a failed create: its non-null id nulls the data, and the later edit is not sent', async () => {
-    // The contract makes CreateSecurityFrameworkPayload.id non-null (`ID!`), so a failed create
-    // cannot sit beside a null field of its payload: by GraphQL's rules the null reaches `data`,
-    // and serial execution stops there. What matters to the client: the error says why, and no
-    // later mutation of the document ran behind its back.
+  it('a failed create is null with its error, and the later edit of the same document still runs', async () => {
+    // Mutation root fields are nullable (graphql.md, "Partial data is the rule"): a failed create
+    // nulls itself alone, and serial execution goes on to the next mutation, whose result comes
+    // back beside the error.
     const target = (await v1Frameworks(3))[1]!;
+    const title = `${target.title} (edited after a failed create)`;
     stack.proxy.reset();
     const response = await stack.query(CreateFailingThenUpdateDocument, {
       // An admin key without organizationId: the upstream refuses the create.
       createInput: { title: 'Never created', controls: [] },
       organizationId: '3',
       id: String(target.id),
-      input: { title: `${target.title} (edited after a failed create)`, controls: target.security_frameworks.map(controlInput) },
+      input: { title, controls: target.security_frameworks.map(controlInput) },
     });
     const error = onlyError(response);
-    expect(error.path).toEqual(['failing', 'id']);
+    expect(error.path).toEqual(['failing']);
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(response.data).toBeNull();
-    expect(stack.proxy.lines()).toEqual(['POST /api/v1/V-Ciso/security-frameworks']);
-    expect((await v1Frameworks(3))[1]!.title).toBe(target.title);
+    expect(response.data).toEqual({ failing: null, succeeding: { securityFramework: { id: String(target.id), title } } });
+    // In document order: the create, then the edit.
+    expect(stack.proxy.lines()).toEqual(['POST /api/v1/V-Ciso/security-frameworks', `PUT /api/v1/organizations/3/security-frameworks/${target.id}`]);
+    expect((await v1Frameworks(3))[1]!.title).toBe(title);
+    const restored = await stack.query(UpdateFrameworkDocument, {
+      organizationId: '3',
+      id: String(target.id),
+      input: { title: target.title, controls: target.security_frameworks.map(controlInput) },
+    });
+    expect(restored.errors).toBeUndefined();
   });
 });
 
 describe('deleteSecurityFramework', () => {
-  it('returns the framework as it was, then it is gone; a second delete is NOT_FOUND beside a null framework', async () => {
+  it('returns the framework as it was, then it is gone; a second delete is NOT_FOUND on a null mutation', async () => {
     const held = await v1Frameworks(2);
     const victim = held.find((framework) => framework.security_frameworks.some((control) => control.evidences.length > 0))!;
     expect(victim).toBeDefined();
@@ -617,30 +625,30 @@ describe('deleteSecurityFramework', () => {
       held.filter((framework) => framework !== victim).map((framework) => framework.id),
     );
     const list = await stack.query(FrameworkIdsDocument, { organizationId: '2' });
-    expect(list.data!.securityFrameworks.nodes.map((node) => node.id)).not.toContain(String(victim.id));
-    expect(list.data!.securityFrameworks.totalCount).toBe(held.length - 1);
+    expect(list.data!.securityFrameworks!.nodes.map((node) => node.id)).not.toContain(String(victim.id));
+    expect(list.data!.securityFrameworks!.totalCount).toBe(held.length - 1);
     expect((await stack.query(FrameworkDocument, { organizationId: '2', id: String(victim.id) })).data).toEqual({ securityFramework: null });
 
     const again = await stack.query(DeleteFrameworkDocument, { organizationId: '2', id: String(victim.id) });
     const error = onlyError(again);
-    expect(error.path).toEqual(['deleteSecurityFramework', 'securityFramework']);
+    expect(error.path).toEqual(['deleteSecurityFramework']);
     expect(error.extensions?.code).toBe('NOT_FOUND');
     expect(error.extensions?.upstream?.status).toBe(404);
-    expect(again.data).toEqual({ deleteSecurityFramework: { securityFramework: null } });
+    expect(again.data).toEqual({ deleteSecurityFramework: null });
 
     const edit = await stack.query(UpdateFrameworkDocument, {
       organizationId: '2',
       id: String(victim.id),
       input: { title: 'x', controls: [] },
     });
-    expect(onlyError(edit)).toMatchObject({ path: ['updateSecurityFramework', 'securityFramework'], extensions: { code: 'NOT_FOUND' } });
+    expect(onlyError(edit)).toMatchObject({ path: ['updateSecurityFramework'], extensions: { code: 'NOT_FOUND' } });
   });
 
   it("is FORBIDDEN for an organization key on another organization's framework, and nothing is deleted", async () => {
     const held = await v1Frameworks(3);
     const response = await stack.query(DeleteFrameworkDocument, { organizationId: '3', id: String(held[0]!.id) }, { key: TEST_KEYS.org1 });
     expect(onlyError(response)).toMatchObject({
-      path: ['deleteSecurityFramework', 'securityFramework'],
+      path: ['deleteSecurityFramework'],
       extensions: { code: 'FORBIDDEN', upstream: { status: 403 } },
     });
     expect(await v1Frameworks(3)).toEqual(held);

@@ -245,9 +245,9 @@ describe('a mutation: sent once, and an unknown outcome said as such', () => {
     fault.setBehaviour(behaviour);
     const response = await deleteRecord();
     expect(response.status).toBe(200);
-    expect(response.data).toEqual({ deleteWebProtectionRecord: { webProtectionRecord: null } });
+    expect(response.data).toEqual({ deleteWebProtectionRecord: null });
     expect(response.errors).toEqual([
-      { message, locations: [location], path: ['deleteWebProtectionRecord', 'webProtectionRecord'], extensions },
+      { message, locations: [location], path: ['deleteWebProtectionRecord'], extensions },
     ]);
     expect(fault.calls.map((call) => `${call.method} ${call.path}`)).toEqual([`DELETE ${RECORD}`]);
     expectNothingOfUpstream(response);
@@ -280,12 +280,12 @@ describe('connection refused', () => {
 
   it('a mutation: UPSTREAM_UNAVAILABLE, known not to have happened (no outcome)', async () => {
     const response = await deleteRecord(onRefused);
-    expect(response.data).toEqual({ deleteWebProtectionRecord: { webProtectionRecord: null } });
+    expect(response.data).toEqual({ deleteWebProtectionRecord: null });
     expect(response.errors).toEqual([
       {
         message: MESSAGE.unavailable,
         locations: [location],
-        path: ['deleteWebProtectionRecord', 'webProtectionRecord'],
+        path: ['deleteWebProtectionRecord'],
         extensions: { code: 'UPSTREAM_UNAVAILABLE' },
       },
     ]);

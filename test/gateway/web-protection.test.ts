@@ -106,7 +106,7 @@ describe('updateWebProtectionRecord', () => {
       organizations.add(held.organization.id);
       const response = await update(id, {});
       expect(response.errors).toBeUndefined();
-      expect(response.data!.updateWebProtectionRecord.webProtectionRecord).toEqual(expectedRecord(held));
+      expect(response.data!.updateWebProtectionRecord!.webProtectionRecord).toEqual(expectedRecord(held));
       expect(await v1Record(id)).toEqual(held);
     }
     expect(organizations.size).toBe(3);
@@ -118,7 +118,7 @@ describe('updateWebProtectionRecord', () => {
     const response = await update(ids.empty!, {});
     expect(response.errors).toBeUndefined();
     expect(stack.proxy.lines()).toEqual([`PUT /api/v1/cloud-defender/${ids.empty}`]);
-    expect(response.data!.updateWebProtectionRecord.webProtectionRecord).toEqual({
+    expect(response.data!.updateWebProtectionRecord!.webProtectionRecord).toEqual({
       id: String(ids.empty),
       organization: { id: '1', name: organization(1).name, logo: organization(1).logo },
       email: 'empty@acmehealth.example',
@@ -134,7 +134,7 @@ describe('updateWebProtectionRecord', () => {
       endpoint: before.endpoint,
       services: ['waf', 'ddos'],
     });
-    expect(response.data!.updateWebProtectionRecord.webProtectionRecord).toEqual(expectedRecord(before));
+    expect(response.data!.updateWebProtectionRecord!.webProtectionRecord).toEqual(expectedRecord(before));
     expect(await v1Record(ids.empty!)).toEqual(before);
   });
 
@@ -158,11 +158,11 @@ describe('updateWebProtectionRecord', () => {
       expect(response.errors, JSON.stringify(input)).toBeUndefined();
       const after = await v1Record(id);
       expect(after, JSON.stringify(input)).toEqual(change(before));
-      expect(response.data!.updateWebProtectionRecord.webProtectionRecord).toEqual(expectedRecord(after));
+      expect(response.data!.updateWebProtectionRecord!.webProtectionRecord).toEqual(expectedRecord(after));
     }
   });
 
-  it('passes on the upstream’s validation errors as BAD_USER_INPUT beside a null record, which stays as it was', async () => {
+  it('passes on the upstream’s validation errors as BAD_USER_INPUT on a null mutation, which stays as it was', async () => {
     const before = await v1Record(ids.invalid!);
     const cases: [WebProtectionRecordInput, string][] = [
       [{ fqdn: 'not a host name' }, 'fqdn'],
@@ -176,12 +176,12 @@ describe('updateWebProtectionRecord', () => {
     for (const [input, field] of cases) {
       const response = await update(ids.invalid!, input);
       const error = onlyError(response);
-      expect(error.path, JSON.stringify(input)).toEqual(['updateWebProtectionRecord', 'webProtectionRecord']);
+      expect(error.path, JSON.stringify(input)).toEqual(['updateWebProtectionRecord']);
       expect(error.extensions).toEqual({
         code: 'BAD_USER_INPUT',
         upstream: { status: 400, error: 1, messages: [{ code: 'validation_failed', message: expect.any(String), field }] },
       });
-      expect(response.data).toEqual({ updateWebProtectionRecord: { webProtectionRecord: null } });
+      expect(response.data).toEqual({ updateWebProtectionRecord: null });
       for (const leak of [new URL(stack.v1.url).host, new URL(stack.proxy.url).host, 'x-service-token']) {
         expect(response.text.toLowerCase()).not.toContain(leak);
       }
@@ -192,10 +192,10 @@ describe('updateWebProtectionRecord', () => {
   it('is NOT_FOUND for an unknown id, and BAD_USER_INPUT without an upstream call for an id that cannot exist', async () => {
     const missing = await update(99999, { fqdn: 'ghost.acmehealth.example' });
     expect(onlyError(missing)).toMatchObject({
-      path: ['updateWebProtectionRecord', 'webProtectionRecord'],
+      path: ['updateWebProtectionRecord'],
       extensions: { code: 'NOT_FOUND', upstream: { status: 404 } },
     });
-    expect(missing.data).toEqual({ updateWebProtectionRecord: { webProtectionRecord: null } });
+    expect(missing.data).toEqual({ updateWebProtectionRecord: null });
 
     stack.proxy.reset();
     for (const id of ['abc', '0', '-3']) {
@@ -220,8 +220,8 @@ describe('updateWebProtectionRecord', () => {
       const response = await update(ids.nulls!, input);
       const error = onlyError(response);
       expect(error.extensions?.code, JSON.stringify(input)).toBe('BAD_USER_INPUT');
-      expect(error.path).toEqual(['updateWebProtectionRecord', 'webProtectionRecord']);
-      expect(response.data).toEqual({ updateWebProtectionRecord: { webProtectionRecord: null } });
+      expect(error.path).toEqual(['updateWebProtectionRecord']);
+      expect(response.data).toEqual({ updateWebProtectionRecord: null });
     }
     expect(stack.proxy.lines()).toEqual([]);
     expect(await v1Record(ids.nulls!)).toEqual(before);
@@ -231,27 +231,27 @@ describe('updateWebProtectionRecord', () => {
     const before = await v1Record(ids.foreign!);
     const response = await update(ids.foreign!, { fqdn: 'taken.northwind-logistics.example' }, TEST_KEYS.org1);
     expect(onlyError(response)).toMatchObject({
-      path: ['updateWebProtectionRecord', 'webProtectionRecord'],
+      path: ['updateWebProtectionRecord'],
       extensions: { code: 'NOT_FOUND', upstream: { status: 404 } },
     });
     expect(await v1Record(ids.foreign!)).toEqual(before);
     // The owner's key edits it.
     const own = await update(ids.foreign!, { fqdn: 'owned.northwind-logistics.example' }, TEST_KEYS.org2);
     expect(own.errors).toBeUndefined();
-    expect(own.data!.updateWebProtectionRecord.webProtectionRecord?.fqdn).toBe('owned.northwind-logistics.example');
+    expect(own.data!.updateWebProtectionRecord!.webProtectionRecord?.fqdn).toBe('owned.northwind-logistics.example');
   });
 
   it('is FORBIDDEN for an organization key moving its record to another organization', async () => {
     const before = await v1Record(ids.move!);
     const response = await update(ids.move!, { organizationId: '2' }, TEST_KEYS.org1);
     expect(onlyError(response)).toMatchObject({
-      path: ['updateWebProtectionRecord', 'webProtectionRecord'],
+      path: ['updateWebProtectionRecord'],
       extensions: { code: 'FORBIDDEN', upstream: { status: 403 } },
     });
     expect(await v1Record(ids.move!)).toEqual(before);
     // Naming its own organization is allowed.
     const stay = await update(ids.move!, { organizationId: '1' }, TEST_KEYS.org1);
-    expect(stay.data!.updateWebProtectionRecord.webProtectionRecord).toEqual(expectedRecord(before));
+    expect(stay.data!.updateWebProtectionRecord!.webProtectionRecord).toEqual(expectedRecord(before));
   });
 
   it('keeps the data of a second edit when the first edit of the same document fails', async () => {
@@ -263,11 +263,11 @@ describe('updateWebProtectionRecord', () => {
       input: { endpoint: '192.0.2.77' },
     });
     const error = onlyError(response);
-    expect(error.path).toEqual(['failing', 'webProtectionRecord']);
+    expect(error.path).toEqual(['failing']);
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
     const after = await v1Record(ids.pair!);
     expect(after).toEqual({ ...before, endpoint: '192.0.2.77' });
-    expect(response.data).toEqual({ failing: { webProtectionRecord: null }, succeeding: { webProtectionRecord: expectedRecord(after) } });
+    expect(response.data).toEqual({ failing: null, succeeding: { webProtectionRecord: expectedRecord(after) } });
   });
 });
 
@@ -283,14 +283,14 @@ describe('deleteWebProtectionRecord', () => {
 
     const again = await stack.query(DeleteWebProtectionRecordDocument, { id: String(ids.remove) });
     expect(onlyError(again)).toMatchObject({
-      path: ['deleteWebProtectionRecord', 'webProtectionRecord'],
+      path: ['deleteWebProtectionRecord'],
       extensions: { code: 'NOT_FOUND', upstream: { status: 404 } },
     });
-    expect(again.data).toEqual({ deleteWebProtectionRecord: { webProtectionRecord: null } });
+    expect(again.data).toEqual({ deleteWebProtectionRecord: null });
 
     const edit = await update(ids.remove!, { fqdn: 'revived.acmehealth.example' });
     expect(onlyError(edit)).toMatchObject({
-      path: ['updateWebProtectionRecord', 'webProtectionRecord'],
+      path: ['updateWebProtectionRecord'],
       extensions: { code: 'NOT_FOUND' },
     });
     expect(getWebProtectionRecord(stack.v1.db, ids.remove!)).toBeUndefined();
@@ -300,7 +300,7 @@ describe('deleteWebProtectionRecord', () => {
     const before = await v1Record(ids.foreign!);
     const response = await stack.query(DeleteWebProtectionRecordDocument, { id: String(ids.foreign) }, { key: TEST_KEYS.org1 });
     expect(onlyError(response)).toMatchObject({
-      path: ['deleteWebProtectionRecord', 'webProtectionRecord'],
+      path: ['deleteWebProtectionRecord'],
       extensions: { code: 'NOT_FOUND', upstream: { status: 404 } },
     });
     expect(await v1Record(ids.foreign!)).toEqual(before);
@@ -313,7 +313,7 @@ describe('keys', () => {
     stack.proxy.reset();
     const edit = await update(ids.empty!, { fqdn: 'anonymous.acmehealth.example' }, null);
     expect(onlyError(edit)).toMatchObject({
-      path: ['updateWebProtectionRecord', 'webProtectionRecord'],
+      path: ['updateWebProtectionRecord'],
       extensions: { code: 'UNAUTHENTICATED' },
     });
     const remove = await stack.query(DeleteWebProtectionRecordDocument, { id: String(ids.empty) }, { key: null });

@@ -22,6 +22,18 @@ export function expectOneError(response: GraphQLResponse<unknown>, code: string,
   expect(response.errors?.map((e) => ({ code: e.extensions?.code, path: e.path }))).toEqual([{ code, path }]);
 }
 
+/**
+ * A `first`/`last` out of 1–100 refused before execution: HTTP 400, no `data`, one BAD_USER_INPUT
+ * naming the argument (and the value and field in its message).
+ */
+export function expectPageSizeRefused(response: GraphQLResponse<unknown>, argument: 'first' | 'last', value: number, coordinate: string) {
+  expect(response.status, response.text).toBe(400);
+  expect(response.data).toBeUndefined();
+  expect(response.errors).toEqual([
+    { message: `${argument} must be between 1 and 100, got ${value} (${coordinate}).`, extensions: { code: 'BAD_USER_INPUT', field: argument } },
+  ]);
+}
+
 /** A page's edges and nodes agree, and its cursors are where page info says. */
 export function checkPageShape(page: IdPage, label: string) {
   expect(page.nodes.map((n) => n.id), label).toEqual(page.edges.map((e) => e.node.id));

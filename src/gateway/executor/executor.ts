@@ -51,8 +51,8 @@ export function jitExecutor(schema: GraphQLSchema, options: JitExecutorOptions =
 
   return async ({ document, source, request, operation, operationName, context }) => {
     const name = operationName ?? undefined;
-    // Mutations stay on graphql-js: when one fails and nulls `data`, graphql-js runs none of the
-    // later ones, and graphql-jit would. A write costs far more upstream than its few fields here.
+    // Mutations stay on graphql-js: a write costs far more upstream than its few fields here, so
+    // compiling it would buy nothing.
     if (operation.operation !== 'query') return interpret(document, context, request.variables, name);
     const entry = compile(document, source, operation, name);
     if (entry === 'graphql-js') return interpret(document, context, request.variables, name);

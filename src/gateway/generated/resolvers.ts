@@ -4,7 +4,6 @@ import type { WireOrganizationRef } from '../domains/common/wire.ts';
 import type { WireSecurityFramework, WireControl, WireEvidence, WireEvidenceSubmitter } from '../domains/security-frameworks/wire.ts';
 import type { WireWebProtectionRecord, WireWebProtectionCheck, WireWebProtectionCheckStat } from '../domains/web-protection/wire.ts';
 import type { WireProtectionDevice, WireDeviceCheck, WireDeviceCheckStat, WireDevicePlugin } from '../domains/protection-devices/wire.ts';
-import type { MutationOutcome } from '../domains/common/payload.ts';
 import type { GatewayContext } from '../context.ts';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -144,8 +143,9 @@ export type CreateSecurityFrameworkPayload = {
 export type DeleteSecurityFrameworkPayload = {
   __typename?: 'DeleteSecurityFrameworkPayload';
   /**
-   * The framework as it was when it was deleted; null when the delete failed, with the error
-   * beside it.
+   * The framework as it was when it was deleted. A failed delete nulls the mutation itself;
+   * this is null only when the delete was made but the service's answer could not be shown (its
+   * error, inside this field, says why).
    */
   securityFramework?: Maybe<SecurityFramework>;
 };
@@ -154,8 +154,9 @@ export type DeleteSecurityFrameworkPayload = {
 export type DeleteWebProtectionRecordPayload = {
   __typename?: 'DeleteWebProtectionRecordPayload';
   /**
-   * The record as it was when it was deleted; null when the delete failed, with the error beside
-   * it.
+   * The record as it was when it was deleted. A failed delete nulls the mutation itself; this is
+   * null only when the delete was made but the service's answer could not be shown (its error,
+   * inside this field, says why).
    */
   webProtectionRecord?: Maybe<WebProtectionRecord>;
 };
@@ -244,9 +245,11 @@ export type EvidenceSubmitter = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -259,7 +262,7 @@ export type Mutation = {
    * the named organization. Never retried: on a timeout the error has
    * `extensions.outcome: "UNKNOWN"` and the framework may or may not exist.
    */
-  createSecurityFramework: CreateSecurityFrameworkPayload;
+  createSecurityFramework?: Maybe<CreateSecurityFrameworkPayload>;
   /**
    * Soft-deletes a framework: it is kept in storage but disappears from the list and the lookup,
    * and editing or deleting it again is `NOT_FOUND`.
@@ -267,7 +270,7 @@ export type Mutation = {
    * Errors: `NOT_FOUND` when the framework does not exist, was already deleted, or belongs to
    * another organization; `FORBIDDEN` when the key may not act on the organization.
    */
-  deleteSecurityFramework: DeleteSecurityFrameworkPayload;
+  deleteSecurityFramework?: Maybe<DeleteSecurityFrameworkPayload>;
   /**
    * Deletes a web protection record for good: the web application is no longer protected, and a
    * second delete or a later edit is `NOT_FOUND`.
@@ -275,7 +278,7 @@ export type Mutation = {
    * Errors: `NOT_FOUND` when the record does not exist, was already deleted, or belongs to another
    * organization.
    */
-  deleteWebProtectionRecord: DeleteWebProtectionRecordPayload;
+  deleteWebProtectionRecord?: Maybe<DeleteWebProtectionRecordPayload>;
   /**
    * Replaces the title and the ordered list of controls of a framework. Evidence is kept: a
    * control whose `id` stays keeps its evidence, and the evidence of a control that the edit
@@ -285,7 +288,7 @@ export type Mutation = {
    * organization; `BAD_USER_INPUT` when the input breaks a rule; `FORBIDDEN` when the key may not
    * act on the organization.
    */
-  updateSecurityFramework: UpdateSecurityFrameworkPayload;
+  updateSecurityFramework?: Maybe<UpdateSecurityFrameworkPayload>;
   /**
    * Edits a web protection record. The edit is partial: only the fields given in `input` change;
    * an empty input changes nothing and returns the record. It never creates a record.
@@ -295,15 +298,17 @@ export type Mutation = {
    * rejected before the service is called); `FORBIDDEN` when the key may not act on the named
    * organization.
    */
-  updateWebProtectionRecord: UpdateWebProtectionRecordPayload;
+  updateWebProtectionRecord?: Maybe<UpdateWebProtectionRecordPayload>;
 };
 
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationCreateSecurityFrameworkArgs = {
   input: SecurityFrameworkInput;
@@ -313,9 +318,11 @@ export type MutationCreateSecurityFrameworkArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationDeleteSecurityFrameworkArgs = {
   id: Scalars['ID']['input'];
@@ -325,9 +332,11 @@ export type MutationDeleteSecurityFrameworkArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationDeleteWebProtectionRecordArgs = {
   id: Scalars['ID']['input'];
@@ -336,9 +345,11 @@ export type MutationDeleteWebProtectionRecordArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationUpdateSecurityFrameworkArgs = {
   id: Scalars['ID']['input'];
@@ -349,9 +360,11 @@ export type MutationUpdateSecurityFrameworkArgs = {
 
 /**
  * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
- * a payload carrying the affected object. A mutation is never retried by the gateway: when its
- * outcome is unknown (a timeout, or a connection reset after the request was sent) the error has
- * `extensions.outcome: "UNKNOWN"`, and the client should read the record back before trying again.
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
  */
 export type MutationUpdateWebProtectionRecordArgs = {
   id: Scalars['ID']['input'];
@@ -460,8 +473,10 @@ export type ProtectionDevice = {
    * The device's traffic log: the same connection as `Query.trafficLog` for this device, 10
    * entries to a page unless `first` or `last` says otherwise, newest first unless `orderBy`
    * says otherwise.
+   * Null, with its error beside the device, when the log could not be read: the other devices
+   * of a list keep theirs.
    */
-  traffic: TrafficLogConnection;
+  traffic?: Maybe<TrafficLogConnection>;
   /** The kind of device, as the service names it. The service does not fix the allowed values. */
   type: Scalars['String']['output'];
 };
@@ -547,7 +562,8 @@ export type ProtectionDeviceOrderField =
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type Query = {
   __typename?: 'Query';
@@ -558,7 +574,7 @@ export type Query = {
    * ordered by `orderBy` (by id ascending when it is left out). Fails with `FORBIDDEN` when the
    * filter names an organization the key may not see.
    */
-  protectionDevices: ProtectionDeviceConnection;
+  protectionDevices?: Maybe<ProtectionDeviceConnection>;
   /**
    * One security framework of an organization, with its controls and their evidence; null when
    * it does not exist, was deleted, or belongs to another organization.
@@ -569,20 +585,21 @@ export type Query = {
    * The whole list is read at once and paged here: without `first` or `last` the connection
    * holds every framework. Fails with `FORBIDDEN` when the key may not see the organization.
    */
-  securityFrameworks: SecurityFrameworkConnection;
+  securityFrameworks?: Maybe<SecurityFrameworkConnection>;
   /**
    * The traffic log of one protection device, 10 entries to a page unless `first` or `last` says
    * otherwise, newest first unless `orderBy` says otherwise. The same connection as
    * `ProtectionDevice.traffic`. Fails with `NOT_FOUND` when the device does not exist or belongs
    * to another organization.
    */
-  trafficLog: TrafficLogConnection;
+  trafficLog?: Maybe<TrafficLogConnection>;
 };
 
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QueryProtectionDeviceArgs = {
   id: Scalars['ID']['input'];
@@ -591,7 +608,8 @@ export type QueryProtectionDeviceArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QueryProtectionDevicesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -605,7 +623,8 @@ export type QueryProtectionDevicesArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QuerySecurityFrameworkArgs = {
   id: Scalars['ID']['input'];
@@ -615,7 +634,8 @@ export type QuerySecurityFrameworkArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QuerySecurityFrameworksArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -628,7 +648,8 @@ export type QuerySecurityFrameworksArgs = {
 
 /**
  * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
- * not exist or is not visible to the key.
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
  */
 export type QueryTrafficLogArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -786,8 +807,9 @@ export type TrafficLogOrderField =
 export type UpdateSecurityFrameworkPayload = {
   __typename?: 'UpdateSecurityFrameworkPayload';
   /**
-   * The framework after the edit, with its controls and their evidence; null when the edit
-   * failed, with the error beside it.
+   * The framework after the edit, with its controls and their evidence. A failed edit nulls the
+   * mutation itself; this is null only when the edit was made but the service's answer could
+   * not be shown (its error, inside this field, says why).
    */
   securityFramework?: Maybe<SecurityFramework>;
 };
@@ -795,7 +817,11 @@ export type UpdateSecurityFrameworkPayload = {
 /** The result of `updateWebProtectionRecord`. */
 export type UpdateWebProtectionRecordPayload = {
   __typename?: 'UpdateWebProtectionRecordPayload';
-  /** The record after the edit; null when the edit failed, with the error beside it. */
+  /**
+   * The record after the edit. A failed edit nulls the mutation itself; this is null only when
+   * the edit was made but the service's answer could not be shown (its error, inside this
+   * field, says why).
+   */
   webProtectionRecord?: Maybe<WebProtectionRecord>;
 };
 
@@ -976,10 +1002,10 @@ export type ResolversTypes = {
   ChartBucket: ResolverTypeWrapper<ChartBucket>;
   Control: ResolverTypeWrapper<WireControl>;
   ControlInput: ControlInput;
-  CreateSecurityFrameworkPayload: ResolverTypeWrapper<{ created: MutationOutcome<number>; readBack: () => Promise<WireSecurityFramework | null> }>;
+  CreateSecurityFrameworkPayload: ResolverTypeWrapper<{ id: number; readBack: () => Promise<WireSecurityFramework | null> }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  DeleteSecurityFrameworkPayload: ResolverTypeWrapper<MutationOutcome<WireSecurityFramework>>;
-  DeleteWebProtectionRecordPayload: ResolverTypeWrapper<MutationOutcome<WireWebProtectionRecord>>;
+  DeleteSecurityFrameworkPayload: ResolverTypeWrapper<Omit<DeleteSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversTypes['SecurityFramework']> }>;
+  DeleteWebProtectionRecordPayload: ResolverTypeWrapper<Omit<DeleteWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversTypes['WebProtectionRecord']> }>;
   DeviceCheck: ResolverTypeWrapper<WireDeviceCheck>;
   DeviceCheckStat: ResolverTypeWrapper<WireDeviceCheckStat>;
   DevicePlugin: ResolverTypeWrapper<WireDevicePlugin>;
@@ -1015,8 +1041,8 @@ export type ResolversTypes = {
   TrafficLogOrderField: TrafficLogOrderField;
   URL: ResolverTypeWrapper<Scalars['URL']['output']>;
   UUID: ResolverTypeWrapper<Scalars['UUID']['output']>;
-  UpdateSecurityFrameworkPayload: ResolverTypeWrapper<MutationOutcome<WireSecurityFramework>>;
-  UpdateWebProtectionRecordPayload: ResolverTypeWrapper<MutationOutcome<WireWebProtectionRecord>>;
+  UpdateSecurityFrameworkPayload: ResolverTypeWrapper<Omit<UpdateSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversTypes['SecurityFramework']> }>;
+  UpdateWebProtectionRecordPayload: ResolverTypeWrapper<Omit<UpdateWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversTypes['WebProtectionRecord']> }>;
   WebProtectionCheck: ResolverTypeWrapper<WireWebProtectionCheck>;
   WebProtectionCheckStat: ResolverTypeWrapper<WireWebProtectionCheckStat>;
   WebProtectionRecord: ResolverTypeWrapper<WireWebProtectionRecord>;
@@ -1030,10 +1056,10 @@ export type ResolversParentTypes = {
   ChartBucket: ChartBucket;
   Control: WireControl;
   ControlInput: ControlInput;
-  CreateSecurityFrameworkPayload: { created: MutationOutcome<number>; readBack: () => Promise<WireSecurityFramework | null> };
+  CreateSecurityFrameworkPayload: { id: number; readBack: () => Promise<WireSecurityFramework | null> };
   DateTime: Scalars['DateTime']['output'];
-  DeleteSecurityFrameworkPayload: MutationOutcome<WireSecurityFramework>;
-  DeleteWebProtectionRecordPayload: MutationOutcome<WireWebProtectionRecord>;
+  DeleteSecurityFrameworkPayload: Omit<DeleteSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversParentTypes['SecurityFramework']> };
+  DeleteWebProtectionRecordPayload: Omit<DeleteWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversParentTypes['WebProtectionRecord']> };
   DeviceCheck: WireDeviceCheck;
   DeviceCheckStat: WireDeviceCheckStat;
   DevicePlugin: WireDevicePlugin;
@@ -1066,8 +1092,8 @@ export type ResolversParentTypes = {
   TrafficLogOrder: TrafficLogOrder;
   URL: Scalars['URL']['output'];
   UUID: Scalars['UUID']['output'];
-  UpdateSecurityFrameworkPayload: MutationOutcome<WireSecurityFramework>;
-  UpdateWebProtectionRecordPayload: MutationOutcome<WireWebProtectionRecord>;
+  UpdateSecurityFrameworkPayload: Omit<UpdateSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversParentTypes['SecurityFramework']> };
+  UpdateWebProtectionRecordPayload: Omit<UpdateWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversParentTypes['WebProtectionRecord']> };
   WebProtectionCheck: WireWebProtectionCheck;
   WebProtectionCheckStat: WireWebProtectionCheckStat;
   WebProtectionRecord: WireWebProtectionRecord;
@@ -1157,11 +1183,11 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 }
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
-  createSecurityFramework?: Resolver<ResolversTypes['CreateSecurityFrameworkPayload'], ParentType, ContextType, RequireFields<MutationCreateSecurityFrameworkArgs, 'input'>>;
-  deleteSecurityFramework?: Resolver<ResolversTypes['DeleteSecurityFrameworkPayload'], ParentType, ContextType, RequireFields<MutationDeleteSecurityFrameworkArgs, 'id' | 'organizationId'>>;
-  deleteWebProtectionRecord?: Resolver<ResolversTypes['DeleteWebProtectionRecordPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebProtectionRecordArgs, 'id'>>;
-  updateSecurityFramework?: Resolver<ResolversTypes['UpdateSecurityFrameworkPayload'], ParentType, ContextType, RequireFields<MutationUpdateSecurityFrameworkArgs, 'id' | 'input' | 'organizationId'>>;
-  updateWebProtectionRecord?: Resolver<ResolversTypes['UpdateWebProtectionRecordPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebProtectionRecordArgs, 'id' | 'input'>>;
+  createSecurityFramework?: Resolver<Maybe<ResolversTypes['CreateSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationCreateSecurityFrameworkArgs, 'input'>>;
+  deleteSecurityFramework?: Resolver<Maybe<ResolversTypes['DeleteSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationDeleteSecurityFrameworkArgs, 'id' | 'organizationId'>>;
+  deleteWebProtectionRecord?: Resolver<Maybe<ResolversTypes['DeleteWebProtectionRecordPayload']>, ParentType, ContextType, RequireFields<MutationDeleteWebProtectionRecordArgs, 'id'>>;
+  updateSecurityFramework?: Resolver<Maybe<ResolversTypes['UpdateSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationUpdateSecurityFrameworkArgs, 'id' | 'input' | 'organizationId'>>;
+  updateWebProtectionRecord?: Resolver<Maybe<ResolversTypes['UpdateWebProtectionRecordPayload']>, ParentType, ContextType, RequireFields<MutationUpdateWebProtectionRecordArgs, 'id' | 'input'>>;
 };
 
 export type OrganizationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = {
@@ -1188,7 +1214,7 @@ export type ProtectionDeviceResolvers<ContextType = GatewayContext, ParentType e
   plugin?: Resolver<Maybe<ResolversTypes['DevicePlugin']>, ParentType, ContextType>;
   privateIp?: Resolver<Maybe<ResolversTypes['IPv4']>, ParentType, ContextType>;
   services?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  traffic?: Resolver<ResolversTypes['TrafficLogConnection'], ParentType, ContextType, Partial<ProtectionDeviceTrafficArgs>>;
+  traffic?: Resolver<Maybe<ResolversTypes['TrafficLogConnection']>, ParentType, ContextType, Partial<ProtectionDeviceTrafficArgs>>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1206,10 +1232,10 @@ export type ProtectionDeviceEdgeResolvers<ContextType = GatewayContext, ParentTy
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   protectionDevice?: Resolver<Maybe<ResolversTypes['ProtectionDevice']>, ParentType, ContextType, RequireFields<QueryProtectionDeviceArgs, 'id'>>;
-  protectionDevices?: Resolver<ResolversTypes['ProtectionDeviceConnection'], ParentType, ContextType, Partial<QueryProtectionDevicesArgs>>;
+  protectionDevices?: Resolver<Maybe<ResolversTypes['ProtectionDeviceConnection']>, ParentType, ContextType, Partial<QueryProtectionDevicesArgs>>;
   securityFramework?: Resolver<Maybe<ResolversTypes['SecurityFramework']>, ParentType, ContextType, RequireFields<QuerySecurityFrameworkArgs, 'id' | 'organizationId'>>;
-  securityFrameworks?: Resolver<ResolversTypes['SecurityFrameworkConnection'], ParentType, ContextType, RequireFields<QuerySecurityFrameworksArgs, 'organizationId'>>;
-  trafficLog?: Resolver<ResolversTypes['TrafficLogConnection'], ParentType, ContextType, RequireFields<QueryTrafficLogArgs, 'deviceId'>>;
+  securityFrameworks?: Resolver<Maybe<ResolversTypes['SecurityFrameworkConnection']>, ParentType, ContextType, RequireFields<QuerySecurityFrameworksArgs, 'organizationId'>>;
+  trafficLog?: Resolver<Maybe<ResolversTypes['TrafficLogConnection']>, ParentType, ContextType, RequireFields<QueryTrafficLogArgs, 'deviceId'>>;
 };
 
 export type SecurityFrameworkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SecurityFramework'] = ResolversParentTypes['SecurityFramework']> = {

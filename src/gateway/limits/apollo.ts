@@ -1,7 +1,7 @@
 // The query limits as Apollo Server options: what server.ts spreads into `new ApolloServer(...)`.
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { GraphQLFormattedError, ParseOptions, ValidationRule } from 'graphql';
-import { costLimitPlugin } from './cost.ts';
+import { costLimitPlugin, type EstimateListener } from './cost.ts';
 import { listSizePlugin } from './list-sizes.ts';
 import type { QueryLimits } from './settings.ts';
 import { queryShapeRules } from './shape-rules.ts';
@@ -13,7 +13,7 @@ export interface LimitOptions<TContext extends BaseContext> {
   plugins: ApolloServerPlugin<TContext>[];
 }
 
-export function limitOptions<TContext extends BaseContext>(limits: QueryLimits): LimitOptions<TContext> {
+export function limitOptions<TContext extends BaseContext>(limits: QueryLimits, onEstimate?: EstimateListener): LimitOptions<TContext> {
   return {
     validationRules: queryShapeRules(limits),
     // graphql-js counts tokens while parsing and stops at the limit: an enormous document is
@@ -22,7 +22,7 @@ export function limitOptions<TContext extends BaseContext>(limits: QueryLimits):
     // Apollo refuses batches with 400 when this is false; when true, server.ts bounds their size
     // (batchTooLarge), since Apollo has no bound of its own.
     allowBatchedHttpRequests: limits.maxBatchSize > 0,
-    plugins: [listSizePlugin<TContext>(), costLimitPlugin<TContext>(limits.maxCost)],
+    plugins: [listSizePlugin<TContext>(), costLimitPlugin<TContext>(limits.maxCost, onEstimate)],
   };
 }
 

@@ -1,7 +1,8 @@
 // The cost limit: an estimate of how much an operation asks for, where a connection's children
 // count once per item of the page it asks for. Checked once the variables are known (a `first`
-// given through a variable counts as much as a literal one), before anything runs.
-import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+// given through a variable counts as much as a literal one), before anything runs. The same walk
+// finds a `first`/`last` out of range (page-size.ts), which is refused first.
+import type { ApolloServerPlugin, BaseContext, GraphQLRequest } from '@apollo/server';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import {
   GraphQLError,
@@ -17,6 +18,7 @@ import {
 } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
 import { ErrorCode, GatewayError } from '../errors.ts';
+import { PageSizeError, pageSizeProblem, type PageSizeProblem } from './page-size.ts';
 
 /** A connection's default page; one returned whole counts at the largest page a client may ask for. */
 function defaultPage(typeName: string): number {
@@ -28,14 +30,26 @@ function pageSize(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
+/** An operation's estimate: its cost, and the first `first`/`last` out of range it reaches. */
+export interface Estimate {
+  cost: number;
+  pageSize?: PageSizeProblem;
+}
+
 /**
  * Each field costs 1 plus its children; a connection field (one taking `first`) costs 1 plus its
- * children times the page asked for. An out-of-range `first` counts as asked: the resolver would
- * refuse it anyway, and a cost error says as clearly what is wrong.
+ * children times the page asked for. An out-of-range `first` or `last` counts as asked, and is
+ * noted on the estimate being made (graphql-query-complexity's `context`): the operation is
+ * refused for it.
  */
-export const connectionCostEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+export const connectionCostEstimator: ComplexityEstimator = ({ type, field, args, childComplexity, context }) => {
   const isConnection = field.args.some((arg) => arg.name === 'first');
   if (!isConnection) return 1 + childComplexity;
+  const estimate = context as Estimate | undefined;
+  if (estimate && !estimate.pageSize) {
+    const problem = pageSizeProblem(type, field, args);
+    if (problem) estimate.pageSize = problem;
+  }
   const typeName = getNamedType(field.type).name;
   const page = pageSize(args['first']) ?? pageSize(args['last']) ?? defaultPage(typeName);
   return 1 + childComplexity * page;
@@ -53,6 +67,16 @@ export function estimateCost(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
 ): number | undefined {
+  return estimateOperation(schema, document, operation, variables)?.cost;
+}
+
+/** `estimateCost`, with the page size out of range that the same walk found. */
+export function estimateOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): Estimate | undefined {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
   return complexity(schema, document, operation, variables, coerced.coerced);
@@ -64,21 +88,23 @@ function complexity(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
   coerced: Record<string, unknown>,
-): number {
+): Estimate {
   // Only the operation that runs counts: a document may hold several.
   const single: DocumentNode = {
     ...document,
     definitions: document.definitions.filter((d) => d.kind !== 'OperationDefinition' || d === operation),
   };
+  const estimate: Estimate = { cost: 0 };
   try {
-    return getComplexity({ schema, query: single, variables: variables ?? {}, estimators: [connectionCostEstimator] });
+    estimate.cost = getComplexity({ schema, query: single, variables: variables ?? {}, estimators: [connectionCostEstimator], context: estimate });
+    return estimate;
   } catch (error) {
     if (!(error instanceof GraphQLError)) throw error;
     // The estimator evaluates @include and @skip as execution would, so it is the first to meet a
     // null sent as their `if`; otherwise the document was too large to estimate.
     const nullCondition = nullConditionError(document, operation, coerced);
     if (nullCondition) throw nullCondition;
-    return Infinity;
+    return { cost: Infinity };
   }
 }
 
@@ -157,13 +183,13 @@ function estimateKey(operation: OperationDefinitionNode, coerced: Record<string,
 const MAX_ESTIMATES_PER_OPERATION = 64;
 
 /**
- * `estimateCost`, remembered. Apollo hands out the same document (and operation nodes) for the same
- * query text from its document cache, so a client repeating an operation costs one estimate per
- * distinct page size instead of a walk of the whole operation on every request. Kept per
- * operation node: entries go when Apollo's cache lets the document go.
+ * `estimateOperation`, remembered. Apollo hands out the same document (and operation nodes) for
+ * the same query text from its document cache, so a client repeating an operation costs one
+ * estimate per distinct page size instead of a walk of the whole operation on every request. Kept
+ * per operation node: entries go when Apollo's cache lets the document go.
  */
-export function costEstimator(): typeof estimateCost {
-  const estimates = new WeakMap<OperationDefinitionNode, Map<string, number>>();
+export function costEstimator(): typeof estimateOperation {
+  const estimates = new WeakMap<OperationDefinitionNode, Map<string, Estimate>>();
   return (schema, document, operation, variables) => {
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
     if (coerced.errors) return undefined;
@@ -171,16 +197,22 @@ export function costEstimator(): typeof estimateCost {
     let known = estimates.get(operation);
     const hit = known?.get(key);
     if (hit !== undefined) return hit;
-    const cost = complexity(schema, document, operation, variables, coerced.coerced);
+    const estimate = complexity(schema, document, operation, variables, coerced.coerced);
     if (!known) estimates.set(operation, (known = new Map()));
     if (known.size >= MAX_ESTIMATES_PER_OPERATION) known.clear();
-    known.set(key, cost);
-    return cost;
+    known.set(key, estimate);
+    return estimate;
   };
 }
 
-/** Refuses, with HTTP 400 and QUERY_TOO_COMPLEX, an operation whose estimated cost is over `maxCost`. */
-export function costLimitPlugin<TContext extends BaseContext>(maxCost: number): ApolloServerPlugin<TContext> {
+/** Told each operation's estimate, refused or not (the response's `extensions.cost` shows it). */
+export type EstimateListener = (request: GraphQLRequest, cost: number) => void;
+
+/**
+ * Refuses, with HTTP 400, an operation that asks for a page size out of range (BAD_USER_INPUT,
+ * whatever its cost) or whose estimated cost is over `maxCost` (QUERY_TOO_COMPLEX).
+ */
+export function costLimitPlugin<TContext extends BaseContext>(maxCost: number, onEstimate?: EstimateListener): ApolloServerPlugin<TContext> {
   const estimate = costEstimator();
   return {
     async requestDidStart() {
@@ -188,8 +220,11 @@ export function costLimitPlugin<TContext extends BaseContext>(maxCost: number): 
         async didResolveOperation({ schema, document, operation, request }) {
           // No operation to run (an unknown operationName): execution refuses it on its own.
           if (!operation) return;
-          const cost = estimate(schema, document, operation, request.variables);
-          if (cost !== undefined && cost > maxCost) throw new QueryTooComplexError(cost, maxCost);
+          const estimated = estimate(schema, document, operation, request.variables);
+          if (estimated === undefined) return;
+          onEstimate?.(request, estimated.cost);
+          if (estimated.pageSize) throw new PageSizeError(estimated.pageSize);
+          if (estimated.cost > maxCost) throw new QueryTooComplexError(estimated.cost, maxCost);
         },
       };
     },

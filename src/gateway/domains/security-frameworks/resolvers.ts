@@ -4,7 +4,6 @@ import type { Resolvers, SecurityFrameworkInput } from '../../generated/resolver
 import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../../connections/connection.ts';
 import { isNotFound } from '../../errors.ts';
 import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
-import { outcomeOf, valueOf } from '../common/payload.ts';
 import { createSecurityFramework, deleteSecurityFramework, updateSecurityFramework, type SecurityFrameworkBody } from './operations.ts';
 import type { WireSecurityFramework } from './wire.ts';
 
@@ -56,49 +55,38 @@ export const securityFrameworkResolvers = {
   Mutation: {
     async createSecurityFramework(_parent, args, { upstream, loaders }) {
       const organizationId = args.organizationId ?? undefined;
-      const created = await outcomeOf(() =>
-        createSecurityFramework(
-          upstream,
-          toWireBody(args.input),
-          organizationId === undefined ? undefined : requirePositiveId(organizationId, 'organizationId'),
-        ),
+      const id = await createSecurityFramework(
+        upstream,
+        toWireBody(args.input),
+        organizationId === undefined ? undefined : requirePositiveId(organizationId, 'organizationId'),
       );
       return {
-        created,
+        id,
         // Read back only when asked, and only when the organization is known: v1's create
         // answers with the bare id and there is no single-framework read.
         readBack: async () => {
-          const id = valueOf(created);
-          if (organizationId === undefined || id === null) return null;
+          if (organizationId === undefined) return null;
           loaders.frameworksByOrganization.clear(organizationId);
           return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, String(id));
         },
       };
     },
-    updateSecurityFramework: (_parent, args, { upstream, loaders }) =>
-      outcomeOf(async () => {
-        const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-        const id = requirePositiveId(args.id, 'id');
-        loaders.frameworksByOrganization.clear(organizationId);
-        return updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input));
-      }),
-    deleteSecurityFramework: (_parent, args, { upstream, loaders }) =>
-      outcomeOf(async () => {
-        const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-        const id = requirePositiveId(args.id, 'id');
-        loaders.frameworksByOrganization.clear(organizationId);
-        return deleteSecurityFramework(upstream, organizationId, id);
-      }),
+    async updateSecurityFramework(_parent, args, { upstream, loaders }) {
+      const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+      const id = requirePositiveId(args.id, 'id');
+      loaders.frameworksByOrganization.clear(organizationId);
+      return { securityFramework: await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input)) };
+    },
+    async deleteSecurityFramework(_parent, args, { upstream, loaders }) {
+      const organizationId = requirePositiveId(args.organizationId, 'organizationId');
+      const id = requirePositiveId(args.id, 'id');
+      loaders.frameworksByOrganization.clear(organizationId);
+      return { securityFramework: await deleteSecurityFramework(upstream, organizationId, id) };
+    },
   },
   CreateSecurityFrameworkPayload: {
-    id: (payload) => String(valueOf(payload.created)),
+    id: (payload) => String(payload.id),
     securityFramework: (payload) => payload.readBack(),
-  },
-  UpdateSecurityFrameworkPayload: {
-    securityFramework: (payload) => valueOf(payload),
-  },
-  DeleteSecurityFrameworkPayload: {
-    securityFramework: (payload) => valueOf(payload),
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),

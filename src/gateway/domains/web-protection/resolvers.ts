@@ -2,7 +2,6 @@
 import type { Resolvers, WebProtectionRecordInput } from '../../generated/resolvers.ts';
 import { badUserInput } from '../../errors.ts';
 import { requirePositiveId } from '../common/arguments.ts';
-import { outcomeOf, valueOf } from '../common/payload.ts';
 import { webStats } from '../common/statistics.ts';
 import { deleteWebProtectionRecord, updateWebProtectionRecord, type WebProtectionRecordPatch } from './operations.ts';
 
@@ -32,15 +31,12 @@ function toWirePatch({ organizationId, fqdn, email, endpoint, services, ...rest 
 
 export const webProtectionResolvers = {
   Mutation: {
-    updateWebProtectionRecord: (_parent, args, { upstream }) =>
-      outcomeOf(() => updateWebProtectionRecord(upstream, requirePositiveId(args.id, 'id'), toWirePatch(args.input))),
-    deleteWebProtectionRecord: (_parent, args, { upstream }) => outcomeOf(() => deleteWebProtectionRecord(upstream, requirePositiveId(args.id, 'id'))),
-  },
-  UpdateWebProtectionRecordPayload: {
-    webProtectionRecord: (payload) => valueOf(payload),
-  },
-  DeleteWebProtectionRecordPayload: {
-    webProtectionRecord: (payload) => valueOf(payload),
+    updateWebProtectionRecord: async (_parent, args, { upstream }) => ({
+      webProtectionRecord: await updateWebProtectionRecord(upstream, requirePositiveId(args.id, 'id'), toWirePatch(args.input)),
+    }),
+    deleteWebProtectionRecord: async (_parent, args, { upstream }) => ({
+      webProtectionRecord: await deleteWebProtectionRecord(upstream, requirePositiveId(args.id, 'id')),
+    }),
   },
   WebProtectionRecord: {
     id: (record) => String(record.id),
