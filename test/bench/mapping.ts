@@ -11,7 +11,7 @@ export type { V1Device, V1Framework, V1List, V1Traffic } from '../helpers/oracle
 export interface FrameworkInput {
   title: string;
   controls: {
-    id: string;
+    controlId: string;
     type: string;
     title: string;
     weight: number;
@@ -58,7 +58,7 @@ export function frameworkBody(input: FrameworkInput) {
   return {
     title: input.title,
     security_frameworks: input.controls.map((control) => ({
-      id: control.id,
+      id: control.controlId,
       type: control.type,
       title: control.title,
       weight: control.weight,

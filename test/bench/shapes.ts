@@ -38,7 +38,7 @@ export interface ShapeParameters {
 
 const TRAFFIC_FIELDS = 'id dateTime type srcIp destIp destPort logMessage extra';
 const FRAMEWORK_FIELDS = `id title controls {
-      id type title weight details frequency description evidenceType
+      id controlId type title weight details frequency description evidenceType
       evidences { files details datetime completed residualRisk submittedBy { userId userEmail } }
     }`;
 

@@ -28,7 +28,7 @@ function expectQuietRefusal(): void {
 
 const TWO_OPERATIONS = 'query A { protectionDevices(first: 1) { totalCount } } query B { securityFrameworks(organizationId: "1") { totalCount } }';
 const CREATE = (details: string) =>
-  `mutation${details === '$d' ? '($d: JSONObject)' : ''} { createSecurityFramework(organizationId: "1", input: { title: "t", controls: [{ id: "c", type: "t", title: "t", weight: 1, frequency: "0 * * * *", evidenceType: "e", details: ${details} }] }) { id } }`;
+  `mutation${details === '$d' ? '($d: JSONObject)' : ''} { createSecurityFramework(organizationId: "1", input: { title: "t", controls: [{ controlId: "c", type: "t", title: "t", weight: 1, frequency: "0 * * * *", evidenceType: "e", details: ${details} }] }) { id } }`;
 
 describe('which operation to run', () => {
   it('several operations and no operationName: 400 OPERATION_RESOLUTION_FAILURE naming them', async () => {
@@ -166,7 +166,7 @@ describe('lists longer than any valid one', () => {
   });
 
   it('501 controls: refused; a list at its limit goes on', async () => {
-    const control = (i: number) => ({ id: `c${i}`, type: 't', title: 't', weight: 1, frequency: '0 * * * *', evidenceType: 'e' });
+    const control = (i: number) => ({ controlId: `c${i}`, type: 't', title: 't', weight: 1, frequency: '0 * * * *', evidenceType: 'e' });
     const create = 'mutation($input: SecurityFrameworkInput!) { createSecurityFramework(organizationId: "1", input: $input) { id } }';
     const refused = await postGraphQL(stack.gateway.url, { query: create, variables: { input: { title: 'long', controls: Array.from({ length: 501 }, (_, i) => control(i)) } } }, headers);
     expect(refused.status).toBe(400);

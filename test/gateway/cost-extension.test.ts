@@ -110,7 +110,7 @@ describe('an operation that runs', () => {
       organizationId: '2',
       input: {
         title: 'Cost extension',
-        controls: [{ id: 'C-1', type: 'control', title: 'A control', weight: 1, details: {}, frequency: '0 9 * * 1', description: '', evidenceType: 'document' }],
+        controls: [{ controlId: 'C-1', type: 'control', title: 'A control', weight: 1, details: {}, frequency: '0 9 * * 1', description: '', evidenceType: 'document' }],
       },
     };
     const response = await stack.query(CreateFrameworkDocument, variables);

@@ -198,13 +198,13 @@ describe('GraphQL answers on the wire', () => {
   it('carry a Content-Length equal to the body in bytes (non-ASCII text included), never chunked', async () => {
     // Organization 3: the other tests count organization 1's frameworks.
     const title = 'Sécurité des systèmes — contrôle d’accès ✓ 日本';
-    const input = { title, controls: [{ id: 'É-1', type: 'contrôle', title: 'Accès revu', weight: 1, frequency: '0 9 * * 1', evidenceType: 'document' }] };
+    const input = { title, controls: [{ controlId: 'É-1', type: 'contrôle', title: 'Accès revu', weight: 1, frequency: '0 9 * * 1', evidenceType: 'document' }] };
     const created = await rawPost(stack.gateway.url, { query: print(CreateFrameworkDocument), variables: { organizationId: '3', input } });
     const id = (JSON.parse(created.body.toString('utf8')) as { data: { createSecurityFramework: { id: string } } }).data.createSecurityFramework.id;
     const read = await rawPost(stack.gateway.url, { query: print(FrameworkDocument), variables: { organizationId: '3', id } });
     const refused = await rawPost(stack.gateway.url, { query: print(FrameworkDocument), variables: { organizationId: '3', id: ['not', 'an', 'id'] } });
 
-    expect(JSON.parse(read.body.toString('utf8')).data.securityFramework).toMatchObject({ id, title, controls: [{ id: 'É-1', type: 'contrôle' }] });
+    expect(JSON.parse(read.body.toString('utf8')).data.securityFramework).toMatchObject({ id, title, controls: [{ controlId: 'É-1', type: 'contrôle' }] });
     // The answer holds characters of two to four bytes: its length in characters is not its length on the wire.
     expect(read.body.length).toBeGreaterThan(read.body.toString('utf8').length);
     expect(refused.status).toBe(400);

@@ -236,7 +236,7 @@ describe('query limits (a call budget of 2, batches of at most 2)', () => {
         query: /* GraphQL */ `
           mutation Create($organizationId: ID!) {
             createSecurityFramework(organizationId: $organizationId, input: {
-              title: "Baseline", controls: [{ id: "c1", type: "policy", title: "Policy", weight: 1, frequency: "0 0 * * *", evidenceType: "document" }]
+              title: "Baseline", controls: [{ controlId: "c1", type: "policy", title: "Policy", weight: 1, frequency: "0 0 * * *", evidenceType: "document" }]
             }) { id }
           }
         `,

@@ -53,7 +53,7 @@ const EVIDENCES: Evidence[] = [
 ];
 
 const control = {
-  id: 'C-1',
+  controlId: 'C-1',
   type: 'control',
   title: 'A control',
   weight: 1,
@@ -158,7 +158,7 @@ describe('a bad value inline in the document is a validation error before any up
   const record = (input: string) =>
     `mutation { updateWebProtectionRecord(id: "${recordId}", input: ${input}) { webProtectionRecord { id } } }`;
   const framework = (field: string) =>
-    `mutation { createSecurityFramework(organizationId: "1", input: { title: "Framework", controls: [{ id: "C-1", type: "control", title: "t", weight: 1, frequency: "* * * * *", evidenceType: "document", ${field} }] }) { id } }`;
+    `mutation { createSecurityFramework(organizationId: "1", input: { title: "Framework", controls: [{ controlId: "C-1", type: "control", title: "t", weight: 1, frequency: "* * * * *", evidenceType: "document", ${field} }] }) { id } }`;
   const cases: [string, string][] = [
     ['EmailAddress "not-an-email"', record('{ email: "not-an-email" }')],
     ['EmailAddress "two@@example.com"', record('{ email: "two@@example.com" }')],

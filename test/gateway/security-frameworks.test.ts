@@ -20,37 +20,16 @@ import {
   UpdateTwoFrameworksDocument,
   type SecurityFrameworkInput,
 } from './generated/operations.ts';
+import * as oracle from '../helpers/oracle.ts';
+import type { V1Control, V1Framework } from '../helpers/oracle.ts';
 
 let stack: Stack;
 
 /** Extra frameworks of organization 3, so that its list is long enough to page through. */
 const PAGING_EXTRA = 5;
 
-/** A framework as the gateway must show it, from the v1 wire shape (graphql.md, "Types"). */
-function expectedFramework(framework: SecurityFramework) {
-  return {
-    id: String(framework.id),
-    title: framework.title,
-    controls: framework.security_frameworks.map((control) => ({
-      id: control.id,
-      type: control.type,
-      title: control.title,
-      weight: control.weight,
-      details: control.details,
-      evidences: control.evidences.map((evidence) => ({
-        files: evidence.files,
-        details: evidence.details,
-        datetime: new Date(evidence.datetime).toISOString(),
-        completed: evidence.completed,
-        residualRisk: evidence.residual_risk,
-        submittedBy: { userId: evidence.submitted_by.user_id, userEmail: evidence.submitted_by.user_email },
-      })),
-      frequency: control.frequency,
-      description: control.description,
-      evidenceType: control.evidence_type,
-    })),
-  };
-}
+/** A framework as the gateway must show it: the tests' one oracle (test/helpers/oracle.ts). */
+const expectedFramework = (framework: SecurityFramework) => oracle.securityFramework(framework as unknown as V1Framework);
 
 /** What v1 holds for an organization, asked directly (not through the counting proxy). */
 async function v1Frameworks(organizationId: number): Promise<SecurityFramework[]> {
@@ -62,20 +41,11 @@ async function v1Frameworks(organizationId: number): Promise<SecurityFramework[]
 
 /** A control as the gateway takes it, from a control v1 holds. */
 function controlInput(control: SecurityFramework['security_frameworks'][number]) {
-  return {
-    id: control.id,
-    type: control.type,
-    title: control.title,
-    weight: control.weight,
-    details: control.details,
-    frequency: control.frequency,
-    description: control.description,
-    evidenceType: control.evidence_type,
-  };
+  return oracle.controlFields(control as unknown as V1Control);
 }
 
 const validControl = {
-  id: 'V-1',
+  controlId: 'V-1',
   type: 'control',
   title: 'Valid control',
   weight: 1,
@@ -124,7 +94,7 @@ describe('securityFrameworks', () => {
         for (const control of framework.controls) {
           expect(typeof control.details === 'object' && control.details !== null && !Array.isArray(control.details)).toBe(true);
           evidences += control.evidences.length;
-          const folder = `/api/v1/documents/organizations/${organizationId}/security-frameworks/${framework.id}/documents/${control.id}/`;
+          const folder = `/api/v1/documents/organizations/${organizationId}/security-frameworks/${framework.id}/documents/${control.controlId}/`;
           for (const evidence of control.evidences) {
             for (const file of evidence.files) expect(file.startsWith(folder) && !file.slice(folder.length).includes('/'), file).toBe(true);
           }
@@ -385,7 +355,7 @@ describe('createSecurityFramework', () => {
     title: 'Supplier security baseline',
     controls: [
       {
-        id: 'SUP-1',
+        controlId: 'SUP-1',
         type: 'control',
         title: 'Supplier inventory',
         weight: 1.5,
@@ -394,15 +364,15 @@ describe('createSecurityFramework', () => {
         description: 'Keep an inventory of suppliers that handle information.',
         evidenceType: 'document',
       },
-      { id: 'SUP-2', type: 'control', title: 'Supplier reviews', weight: 0, frequency: '*/30 8-18 * * 1-5', evidenceType: 'attestation' },
+      { controlId: 'SUP-2', type: 'control', title: 'Supplier reviews', weight: 0, frequency: '*/30 8-18 * * 1-5', evidenceType: 'attestation' },
     ],
   };
   const readBack = (id: string) => ({
     id,
     title: input.title,
     controls: [
-      { ...input.controls[0], evidences: [] },
-      { ...input.controls[1], details: {}, description: '', evidences: [] },
+      { id: oracle.controlNodeId(Number(id), 'SUP-1'), ...input.controls[0], evidences: [] },
+      { id: oracle.controlNodeId(Number(id), 'SUP-2'), ...input.controls[1], details: {}, description: '', evidences: [] },
     ],
   });
 
@@ -489,7 +459,7 @@ describe('updateSecurityFramework', () => {
     const original = await frameworkWithEvidence();
     const removed = original.security_frameworks.find((control) => control.evidences.length > 0)!;
     const kept = original.security_frameworks.filter((control) => control !== removed).reverse();
-    const added = { ...validControl, id: 'NEW-1', title: 'A control added by the edit', details: { note: 'added' } };
+    const added = { ...validControl, controlId: 'NEW-1', title: 'A control added by the edit', details: { note: 'added' } };
     const input: SecurityFrameworkInput = {
       title: `${original.title} (revised)`,
       controls: [added, ...kept.map((control) => ({ ...controlInput(control), weight: control.weight + 1, title: `${control.title}!` }))],
@@ -503,7 +473,7 @@ describe('updateSecurityFramework', () => {
       id: String(original.id),
       title: input.title,
       controls: [
-        { ...added, evidences: [] },
+        { id: oracle.controlNodeId(original.id, 'NEW-1'), ...added, evidences: [] },
         ...kept.map((control) => ({
           ...expectedFramework({ ...original, security_frameworks: [control] }).controls[0]!,
           weight: control.weight + 1,

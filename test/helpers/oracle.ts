@@ -161,10 +161,18 @@ export function webProtectionRecord(record: V1WebProtectionRecord) {
   };
 }
 
+/**
+ * Control.id: opaque, unique across all controls. The oracle spells out what the gateway encodes
+ * (base64url of `["Control", frameworkId, controlId]`) so that the pass-through can answer the same.
+ */
+export function controlNodeId(frameworkId: number, controlId: string): string {
+  return Buffer.from(JSON.stringify(['Control', frameworkId, controlId])).toString('base64url');
+}
+
 /** A control's own fields as GraphQL names them (the control type, and its input alike). */
 export function controlFields(control: V1Control) {
   return {
-    id: control.id,
+    controlId: control.id,
     type: control.type,
     title: control.title,
     weight: control.weight,
@@ -180,6 +188,7 @@ export function securityFramework(item: V1Framework) {
     id: String(item.id),
     title: item.title,
     controls: item.security_frameworks.map((control) => ({
+      id: controlNodeId(item.id, control.id),
       ...controlFields(control),
       evidences: control.evidences.map((evidence) => ({
         files: evidence.files,

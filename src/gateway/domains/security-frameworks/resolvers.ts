@@ -5,6 +5,7 @@ import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../../connections/
 import { isNotFound } from '../../errors.ts';
 import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
 import { createSecurityFramework, deleteSecurityFramework, updateSecurityFramework, type SecurityFrameworkBody } from './operations.ts';
+import { controlNodeId } from './control-id.ts';
 import type { WireSecurityFramework } from './wire.ts';
 
 /** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
@@ -12,7 +13,7 @@ function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
   return {
     title: input.title,
     security_frameworks: input.controls.map((control) => ({
-      id: control.id,
+      id: control.controlId,
       type: control.type,
       title: control.title,
       weight: control.weight,
@@ -90,9 +91,12 @@ export const securityFrameworkResolvers = {
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),
-    controls: (framework) => framework.security_frameworks,
+    // Each control learns its framework's id, which makes its own id unique (control-id.ts).
+    controls: (framework) => framework.security_frameworks.map((control) => ({ ...control, frameworkId: framework.id })),
   },
   Control: {
+    id: (control) => controlNodeId(control.frameworkId, control.id),
+    controlId: (control) => control.id,
     evidenceType: (control) => control.evidence_type,
   },
   Evidence: {
