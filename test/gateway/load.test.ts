@@ -39,6 +39,7 @@ import {
   type FaultKind,
   type MixUpstream,
 } from '../helpers/fault-mix.ts';
+import * as oracle from '../helpers/oracle.ts';
 
 const KEY = 'k3y-Load-Secret-7e21b9';
 const OPERATIONS = 3_000;
@@ -92,44 +93,10 @@ const CONTRACT_CODES = new Set([
 
 // --- What a healthy field returns: the fixtures of fault-mix.ts as graphql.md maps them ----------
 
-const iso = (text: string) => new Date(text).toISOString();
-
-function gqlDevice(id: number) {
-  const w = wireDevice(id);
-  return {
-    id: String(id),
-    organization: { id: '1', name: w.organization.name, logo: w.organization.logo },
-    atbKey: w.atb_key,
-    type: w.type,
-    email: w.email,
-    check: {
-      stat: { ...w.check.stat, datetime: iso(w.check.stat.datetime) },
-      status: w.check.status,
-      webStat: w.check.web_stat.map((s) => ({ datetime: iso(s.datetime), wafProtection: s.waf_protection, totalManagedRequests: s.total_managed_requests })),
-      chartStat: w.check.chart_stat.map((b) => ({
-        bucketStart: b.bucket_start,
-        bucketEnd: b.bucket_end,
-        totalRequests: b.total_requests,
-        maliciousRequests: b.malicious_requests,
-      })),
-    },
-    plugin: w.plugin,
-    endpoint: w.endpoint,
-    privateIp: w.privateIP,
-    services: w.services,
-    deviceId: w.device_id,
-  };
-}
-
-function gqlTrafficEntry(id: number) {
-  const w = wireTrafficEntry(id);
-  return { id: String(id), dateTime: iso(w.date_time), type: w.type, srcIp: w.src_ip, destIp: w.dest_ip, destPort: w.dest_port, logMessage: w.log_message, extra: w.extra };
-}
-
-function gqlRecord(id: number) {
-  const w = wireRecord(id);
-  return { id: String(id), organization: { id: '1', name: w.organization.name, logo: null }, email: w.email, fqdn: w.fqdn, check: null, endpoint: w.endpoint, services: w.services };
-}
+// The tests' one oracle (test/helpers/oracle.ts) over the fixtures' wire records.
+const gqlDevice = (id: number) => oracle.protectionDevice(wireDevice(id) as unknown as oracle.V1Device);
+const gqlTrafficEntry = (id: number) => oracle.trafficLogEntry(wireTrafficEntry(id) as unknown as oracle.V1Traffic);
+const gqlRecord = (id: number) => oracle.webProtectionRecord(wireRecord(id) as unknown as oracle.V1WebProtectionRecord);
 
 const DEVICES_FIRST = 5;
 const TRAFFIC_FIRST = 3;

@@ -14,6 +14,7 @@ import {
 } from './generated/operations.ts';
 import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
 import { checkPageShape, expectNoErrors, expectOneError, expectPageSizeRefused, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
+import * as oracle from '../helpers/oracle.ts';
 import { v1Request } from '../helpers/v1.ts';
 
 const ORG1_KEY = 'demo-org1-key-acme';
@@ -42,38 +43,8 @@ interface WireDevice {
 
 type GatewayDevice = NonNullable<DevicesQuery['protectionDevices']>['nodes'][number];
 
-const iso = (value: string) => new Date(value).toISOString();
-
-/** The GraphQL shape of a v1 device (graphql.md, "Types"). */
-function expectedDevice(d: WireDevice): GatewayDevice {
-  return {
-    id: String(d.id),
-    organization: { id: String(d.organization.id), name: d.organization.name, logo: d.organization.logo },
-    atbKey: d.atb_key,
-    type: d.type,
-    email: d.email,
-    check: {
-      stat: { vpn: d.check.stat.vpn, dnsbl: d.check.stat.dnsbl, iplist: d.check.stat.iplist, datetime: iso(d.check.stat.datetime) },
-      status: d.check.status,
-      webStat: d.check.web_stat.map((s) => ({
-        datetime: iso(s.datetime),
-        wafProtection: s.waf_protection,
-        totalManagedRequests: s.total_managed_requests,
-      })),
-      chartStat: d.check.chart_stat.map((b) => ({
-        bucketStart: b.bucket_start,
-        bucketEnd: b.bucket_end,
-        totalRequests: b.total_requests,
-        maliciousRequests: b.malicious_requests,
-      })),
-    },
-    plugin: { name: d.plugin.name, config: d.plugin.config },
-    endpoint: d.endpoint,
-    privateIp: d.privateIP,
-    services: d.services,
-    deviceId: d.device_id,
-  };
-}
+/** The GraphQL shape of a v1 device: the tests' one oracle (test/helpers/oracle.ts). */
+const expectedDevice = (d: WireDevice): GatewayDevice => oracle.protectionDevice(d as unknown as oracle.V1Device) as GatewayDevice;
 
 const WIRE_ORDER: Record<ProtectionDeviceOrderField, string> = {
   ID: 'id',

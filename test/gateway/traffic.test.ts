@@ -17,6 +17,7 @@ import {
 } from './generated/operations.ts';
 import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../helpers/gateway.ts';
 import { checkPageShape, expectNoErrors, expectOneError, expectPageSizeRefused, walkBothWays, type PageArgs } from '../helpers/connection-checks.ts';
+import * as oracle from '../helpers/oracle.ts';
 import { v1Request } from '../helpers/v1.ts';
 
 const ORG1_KEY = 'demo-org1-key-acme';
@@ -38,21 +39,9 @@ interface WireEntry {
 
 type GatewayEntry = NonNullable<TrafficLogQuery['trafficLog']>['nodes'][number];
 
-const iso = (value: string) => new Date(value).toISOString();
 
-/** The GraphQL shape of a v1 traffic entry (graphql.md, "Types"). */
-function expectedEntry(e: WireEntry): GatewayEntry {
-  return {
-    id: String(e.id),
-    dateTime: iso(e.date_time),
-    type: e.type,
-    srcIp: e.src_ip,
-    destIp: e.dest_ip,
-    destPort: e.dest_port,
-    logMessage: e.log_message,
-    extra: e.extra,
-  };
-}
+/** The GraphQL shape of a v1 traffic entry: the tests' one oracle (test/helpers/oracle.ts). */
+const expectedEntry = (e: WireEntry): GatewayEntry => oracle.trafficLogEntry(e);
 
 const WIRE_ORDER: Record<TrafficLogOrderField, keyof WireEntry> = {
   DATE_TIME: 'date_time',

@@ -6,6 +6,7 @@ import type { OrganizationRef, WebProtectionCheck, WebProtectionRecord } from '.
 import { getOrganization } from '../../src/v1/storage/organizations.ts';
 import { getWebProtectionRecord, insertWebProtectionRecord, listWebProtectionRecords } from '../../src/v1/storage/web-protection.ts';
 import { onlyError, startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
+import * as oracle from '../helpers/oracle.ts';
 import { v1Request } from '../helpers/v1.ts';
 import {
   DeleteWebProtectionRecordDocument,
@@ -47,28 +48,9 @@ function insert(name: string, organizationId: number, services: string[] = ['waf
   });
 }
 
-const iso = (text: string) => new Date(text).toISOString();
 
-/** A record as the gateway must show it, from the v1 wire shape (graphql.md, "Types"). */
-function expectedRecord(record: WebProtectionRecord) {
-  return {
-    id: String(record.id),
-    organization: { id: String(record.organization.id), name: record.organization.name, logo: record.organization.logo },
-    email: record.email,
-    fqdn: record.fqdn,
-    check: {
-      stat: { ...record.check.stat, datetime: iso(record.check.stat.datetime) },
-      status: record.check.status,
-      webStat: record.check.web_stat.map((stat) => ({
-        datetime: iso(stat.datetime),
-        wafProtection: stat.waf_protection,
-        totalManagedRequests: stat.total_managed_requests,
-      })),
-    },
-    endpoint: record.endpoint,
-    services: record.services,
-  };
-}
+/** A record as the gateway must show it: the tests' one oracle (test/helpers/oracle.ts). */
+const expectedRecord = (record: WebProtectionRecord) => oracle.webProtectionRecord(record as unknown as oracle.V1WebProtectionRecord);
 
 /**
  * What v1 holds for a record, asked directly (not through the counting proxy). v1 has no read of
