@@ -207,3 +207,15 @@ describe('requests the gateway does not take, each with a code and what to do', 
     expectQuietRefusal();
   });
 });
+
+describe('a list sent as a variable of its own', () => {
+  it('65 actions in $actions, used as filter.actions: 400 BAD_USER_INPUT', async () => {
+    const query = 'query($actions: [String!]) { trafficLog(deviceId: "1", filter: { actions: $actions }) { totalCount } }';
+    const response = await postGraphQL(stack.gateway.url, { query, variables: { actions: Array(65).fill('block') } }, headers);
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0]?.message).toBe('TrafficLogFilter.actions holds 65 items; at most 64 are allowed.');
+    expectQuietRefusal();
+    const fine = await postGraphQL(stack.gateway.url, { query, variables: { actions: ['block'] } }, headers);
+    expect(fine.status).toBe(200);
+  });
+});

@@ -60,38 +60,83 @@ function checkValue(type: GraphQLInputType, value: unknown): GraphQLError | unde
   return undefined;
 }
 
-/** The first list over its limit in the operation's literals or its variables. */
-export function listTooLong(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown> | undefined,
-): GraphQLError | undefined {
-  let found: GraphQLError | undefined;
+/** Whether a value of this input type can hold a list that has a limit. */
+function canHoldLimitedList(type: GraphQLInputType, seen = new Set<string>()): boolean {
+  const named = getNamedType(type);
+  if (!isInputObjectType(named) || seen.has(named.name)) return false;
+  seen.add(named.name);
+  return Object.values(named.getFields()).some((field) => LIST_LIMITS[`${named.name}.${field.name}`] !== undefined || canHoldLimitedList(field.type, seen));
+}
+
+/** What a document's check needs on every request, worked out once per document. */
+interface DocumentCheck {
+  /** A list over its limit written in the document itself. */
+  literal: GraphQLError | undefined;
+  /** The operation's variables whose values can hold a limited list, with their types. */
+  variables: { name: string; type: GraphQLInputType }[];
+  /** Variables given as a limited list itself (`filter: { actions: $actions }`), with its input. */
+  listVariables: { name: string; coordinate: string }[];
+}
+
+function documentCheck(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): DocumentCheck {
+  let literal: GraphQLError | undefined;
+  const listVariables: DocumentCheck['listVariables'] = [];
   const typeInfo = new TypeInfo(schema);
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
       ObjectField(node) {
         const parent = typeInfo.getParentInputType();
-        if (found || !parent || node.value.kind !== Kind.LIST) return;
+        if (!parent) return;
         const coordinate = `${getNamedType(parent).name}.${node.name.value}`;
         const limit = LIST_LIMITS[coordinate];
-        if (limit !== undefined && node.value.values.length > limit) found = tooLong(coordinate, node.value.values.length);
+        if (limit === undefined) return;
+        if (node.value.kind === Kind.VARIABLE) listVariables.push({ name: node.value.name.value, coordinate });
+        else if (!literal && node.value.kind === Kind.LIST && node.value.values.length > limit) literal = tooLong(coordinate, node.value.values.length);
       },
     }),
   );
-  if (found) return found;
-  for (const definition of operation.variableDefinitions ?? []) {
+  const variables = (operation.variableDefinitions ?? []).flatMap((definition) => {
     const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
-    const error = type && checkValue(type, variables?.[definition.variable.name.value]);
-    if (error) return error;
-  }
-  return undefined;
+    return type && canHoldLimitedList(type) ? [{ name: definition.variable.name.value, type }] : [];
+  });
+  return { literal, variables, listVariables };
+}
+
+/**
+ * The first list over its limit in the operation's literals or its variables. The document's
+ * part is worked out once per operation (Apollo hands out the same parsed document for the same
+ * text), so a request pays only for its variables that can hold such a list.
+ */
+export function listSizeChecker(): (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+) => GraphQLError | undefined {
+  const checks = new WeakMap<OperationDefinitionNode, DocumentCheck>();
+  return (schema, document, operation, variables) => {
+    let check = checks.get(operation);
+    if (check === undefined) {
+      check = documentCheck(schema, document, operation);
+      checks.set(operation, check);
+    }
+    if (check.literal) return check.literal;
+    for (const { name, coordinate } of check.listVariables) {
+      const value = variables?.[name];
+      if (Array.isArray(value) && value.length > LIST_LIMITS[coordinate]!) return tooLong(coordinate, value.length);
+    }
+    for (const { name, type } of check.variables) {
+      const error = checkValue(type, variables?.[name]);
+      if (error) return error;
+    }
+    return undefined;
+  };
 }
 
 /** Refuses, with HTTP 400 and BAD_USER_INPUT, an operation that sends a list over its limit. */
 export function listSizePlugin<TContext extends BaseContext>(): ApolloServerPlugin<TContext> {
+  const listTooLong = listSizeChecker();
   return {
     async requestDidStart() {
       return {
