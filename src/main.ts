@@ -63,6 +63,9 @@ async function main(): Promise<void> {
     if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') fail(`HOST: cannot listen on ${config.host} (${code})`);
     throw error;
   }
+  // Ready is said once the start's one look at the upstream is over (a 2 s deadline at most): an
+  // upstream that does not answer is warned of before the banner, not after it.
+  await gateway.upstreamChecked;
 
   const shownHost = config.host === '127.0.0.1' || config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${gateway.port}/graphql`;
