@@ -15,12 +15,12 @@ describe('the resolver map is checked by the compiler', () => {
     expect(privateIp).toBeTypeOf('function');
   });
 
-  it('refuses a map without a type that needs resolvers at all (Evidence)', () => {
-    const { Evidence, ...rest } = resolvers;
-    // @ts-expect-error Evidence.residualRisk and submittedBy come from snake_case wire fields
+  it('refuses a map without a type that needs resolvers at all (DeviceCheck)', () => {
+    const { DeviceCheck, ...rest } = resolvers;
+    // @ts-expect-error DeviceCheck.webStat and chartStat come from snake_case wire fields
     const dropped = rest satisfies CheckedResolvers;
-    expect(dropped).not.toHaveProperty('Evidence');
-    expect(Evidence).toBeDefined();
+    expect(dropped).not.toHaveProperty('DeviceCheck');
+    expect(DeviceCheck).toBeDefined();
   });
 
   it('refuses a map without a root field resolver', () => {

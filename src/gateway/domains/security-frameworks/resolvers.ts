@@ -5,7 +5,7 @@ import { connectionFromLoadedList, DEFAULT_PAGE_SIZES } from '../../connections/
 import { isNotFound } from '../../errors.ts';
 import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
 import { createSecurityFramework, deleteSecurityFramework, updateSecurityFramework, type SecurityFrameworkBody } from './operations.ts';
-import { controlNodeId } from './control-id.ts';
+import { controlsOf } from './controls.ts';
 import type { WireSecurityFramework } from './wire.ts';
 
 /** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
@@ -91,20 +91,6 @@ export const securityFrameworkResolvers = {
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),
-    // Each control learns its framework's id, which makes its own id unique (control-id.ts).
-    controls: (framework) => framework.security_frameworks.map((control) => ({ ...control, frameworkId: framework.id })),
-  },
-  Control: {
-    id: (control) => controlNodeId(control.frameworkId, control.id),
-    controlId: (control) => control.id,
-    evidenceType: (control) => control.evidence_type,
-  },
-  Evidence: {
-    residualRisk: (evidence) => evidence.residual_risk,
-    submittedBy: (evidence) => evidence.submitted_by,
-  },
-  EvidenceSubmitter: {
-    userId: (submitter) => submitter.user_id,
-    userEmail: (submitter) => submitter.user_email,
+    controls: (framework) => controlsOf(framework),
   },
 } satisfies Resolvers;

@@ -31,9 +31,3 @@ export type WireControl = Infer<typeof control>;
 export const securityFramework = shape({ id: int, title: str, security_frameworks: arrayOf(control) });
 export type WireSecurityFramework = Infer<typeof securityFramework>;
 
-/**
- * A control as the gateway resolves it: the wire control with the id of the framework it came in.
- * The control's own `id` is unique only within its framework; with the framework's id it is
- * unique across all controls (Control.id).
- */
-export type WireFrameworkControl = WireControl & { readonly frameworkId: number };
