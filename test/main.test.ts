@@ -215,7 +215,7 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
         variables: {
           input: {
             title: 'Kept across restarts',
-            controls: [{ id: 'K-1', type: 'policy', title: 'Keep it', weight: 1, frequency: '0 9 * * 1', evidenceType: 'document' }],
+            controls: [{ controlId: 'K-1', type: 'policy', title: 'Keep it', weight: 1, frequency: '0 9 * * 1', evidenceType: 'document' }],
           },
         },
       },
@@ -238,13 +238,13 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
     const page = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
     expect(page).toContain('"sharedHeaders":{"X-Service-Token":"demo-admin-key"}');
 
-    const read = await postGraphQL<{ securityFramework: { title: string; controls: { id: string }[] } | null }>(
+    const read = await postGraphQL<{ securityFramework: { title: string; controls: { controlId: string }[] } | null }>(
       url,
-      { query: `{ securityFramework(organizationId: "1", id: "${frameworkId}") { title controls { id } } }` },
+      { query: `{ securityFramework(organizationId: "1", id: "${frameworkId}") { title controls { controlId } } }` },
       { 'x-service-token': 'demo-admin-key' },
     );
     expect(read.errors).toBeUndefined();
-    expect(read.data).toEqual({ securityFramework: { title: 'Kept across restarts', controls: [{ id: 'K-1' }] } });
+    expect(read.data).toEqual({ securityFramework: { title: 'Kept across restarts', controls: [{ controlId: 'K-1' }] } });
 
     second.child.kill('SIGINT');
     expect(await within(second.exited, 15_000, 'exit after SIGINT')).toEqual({ code: 0, signal: null });
