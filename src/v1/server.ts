@@ -3,7 +3,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.ts';
 import { parseApiKeys, type V1ServiceOptions } from './config.ts';
-import { readJsonBody, ClientAbortedError } from './http/body.ts';
+import { readJsonBody, ClientAbortedError, discardRest } from './http/body.ts';
+import { answerClientError } from './http/client-error.ts';
+import { checkQueryEncoding } from './http/query.ts';
 import { sendFailure, sendSuccess } from './http/envelope.ts';
 import { INTERNAL_MESSAGE, V1Error } from './http/errors.ts';
 import { Router } from './http/router.ts';
@@ -48,6 +50,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
     server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
       void handleRequest(db, router, log, req, res);
     });
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       const listening = server!;
       listening.once('error', reject);
@@ -112,6 +115,8 @@ async function handleRequest(
   const { path, query } = splitUrl(req.url ?? '/');
   try {
     const principal = authenticate(db, req);
+    const rawQuery = (req.url ?? '').split('?')[1];
+    if (rawQuery) checkQueryEncoding(rawQuery);
     const { handler, params } = router.match(method, path);
     let body: Promise<unknown> | undefined;
     const ctx: V1Context = {
@@ -142,8 +147,12 @@ async function handleRequest(
       return;
     }
     if (error instanceof V1Error) {
-      // A body over the limit is left unread: close the connection rather than drain it.
-      if (error.status === 413) res.shouldKeepAlive = false;
+      // A body over the limit: the rest is read into nothing (bounded) so that the client can
+      // read the 413, then the connection closes.
+      if (error.status === 413) {
+        res.shouldKeepAlive = false;
+        await discardRest(req);
+      }
       sendFailure(res, error.status, error.messages, error.headers);
     } else {
       sendFailure(res, 500, [INTERNAL_MESSAGE]);

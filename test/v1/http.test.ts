@@ -12,6 +12,15 @@ let service: TestV1;
 
 beforeAll(async () => {
   service = await startTestV1();
+  // Record 1 exists: an edit of a record that does not is 404 before its body is read.
+  insertWebProtectionRecord(service.db, {
+    organizationId: 1,
+    email: 'ops@acme.example',
+    fqdn: 'shop.acme.example',
+    endpoint: '203.0.113.9',
+    services: ['waf'],
+    check: { stat: { fqdn: 1, proxy: 1, endpoint: 1, datetime: '2026-11-20T00:00:00Z' }, status: 1, web_stat: [] },
+  });
 });
 afterAll(async () => {
   await service?.close();

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { invalidJson, payloadTooLarge, unsupportedMediaType } from './errors.ts';
+import { invalidJson, payloadTooLarge, unsupportedMediaType, validationFailed } from './errors.ts';
 
 /** The largest request body the service reads (1 MiB). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -47,11 +47,67 @@ export async function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT): Pr
   } catch {
     throw invalidJson('The request body is not valid UTF-8.');
   }
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw invalidJson();
   }
+  // JSON can still escape a lone UTF-16 surrogate (`"x\ud800y"`): it is no character, and
+  // SQLite's UTF-8 would store U+FFFD instead, other than what was sent.
+  const lone = loneSurrogateAt(body, '');
+  if (lone !== undefined) {
+    throw validationFailed(`${lone || 'The body'} holds a lone UTF-16 surrogate, which is not valid Unicode.`, lone || undefined);
+  }
+  return body;
+}
+
+/** The dotted path of the first string or key that is not well-formed Unicode. */
+function loneSurrogateAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : path;
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (!key.isWellFormed()) return at;
+    const found = loneSurrogateAt(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Most of a refused body read and dropped, and for how long, before the connection closes. */
+const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+const DISCARD_MAX_MS = 2_000;
+
+/**
+ * Reads the rest of a refused body into nothing, until it ends or a bound is reached: a server
+ * that answers 413 and closes while the client is still sending makes most HTTP clients (undici,
+ * fetch) fail with EPIPE before they read the answer.
+ */
+export function discardRest(req: IncomingMessage): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.length;
+      if (seen > DISCARD_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DISCARD_MAX_MS);
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('close', done);
+    req.once('error', done);
+    req.resume();
+  });
 }
 
 function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -77,4 +77,6 @@ export const INTERNAL_MESSAGE: EnvelopeMessage = {
 export const problem = {
   invalid: (field: string, text: string): EnvelopeMessage => message('validation_failed', text, field),
   unknownField: (field: string): EnvelopeMessage => message('unknown_field', `Unknown field "${field}".`, field),
+  tooMany: (unlisted: number): EnvelopeMessage =>
+    message('too_many_errors', `${unlisted} more problems were found and are not listed; correct the ones above and send again.`),
 };

@@ -87,3 +87,28 @@ export function queryOrder<F extends string>(
   }
   return { field, descending };
 }
+
+/**
+ * Refuses a query string whose percent-escapes are not UTF-8 (`search=%ED%A0%80`, a lone
+ * surrogate): URLSearchParams would read them as U+FFFD, and a search or a stored value would be
+ * other than what was sent. 400 naming the parameter.
+ */
+export function checkQueryEncoding(rawQuery: string): void {
+  if (!rawQuery.includes('%')) return;
+  for (const pair of rawQuery.split('&')) {
+    const [name = '', value = ''] = pair.split('=', 2);
+    try {
+      decodeURIComponent(value.replace(/\+/g, ' '));
+      decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      const shown = (() => {
+        try {
+          return decodeURIComponent(name);
+        } catch {
+          return name.slice(0, 40);
+        }
+      })();
+      throw validationFailed(`The query parameter ${shown} is not valid percent-encoded UTF-8.`, shown);
+    }
+  }
+}

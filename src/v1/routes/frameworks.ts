@@ -8,6 +8,7 @@ import { created, ok } from '../http/router.ts';
 import type { V1Context, V1Route } from '../http/router.ts';
 import {
   createFramework,
+  frameworkExists,
   listFrameworks,
   replaceFramework,
   softDeleteFramework,
@@ -83,10 +84,11 @@ export const frameworkRoutes: readonly V1Route[] = [
     method: 'PUT',
     path: '/api/v1/organizations/:organizationid/security-frameworks/:frameworkid',
     async handler(ctx) {
-      const body = await ctx.readJson();
+      // Cheap things first: a framework that does not exist is 404 before its body is read.
       const { organizationid, frameworkid } = pathIds(ctx, ['organizationid', 'frameworkid']);
       const organizationId = pathOrganization(ctx, organizationid);
-      const input = parseFrameworkBody(body);
+      if (!frameworkExists(ctx.db, organizationId, frameworkid)) throw frameworkNotFound(frameworkid);
+      const input = parseFrameworkBody(await ctx.readJson());
       const framework = replaceFramework(ctx.db, organizationId, frameworkid, input);
       if (!framework) throw frameworkNotFound(frameworkid);
       return ok({ security_framework: framework });

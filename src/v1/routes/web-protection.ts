@@ -6,6 +6,7 @@ import { ok } from '../http/router.ts';
 import type { V1Route } from '../http/router.ts';
 import {
   deleteWebProtectionRecord,
+  getWebProtectionRecord,
   UNKNOWN_ORGANIZATION,
   updateWebProtectionRecord,
 } from '../storage/web-protection.ts';
@@ -22,9 +23,13 @@ export const webProtectionRoutes: readonly V1Route[] = [
     method: 'PUT',
     path: '/api/v1/cloud-defender/:id',
     async handler(ctx) {
-      const body = await ctx.readJson();
+      // Cheap things first: a record that does not exist (or that the key cannot see) is 404
+      // before its body is read or validated.
       const id = positiveIntegerParam(ctx.params, 'id');
-      const patch = parseWebProtectionPatch(body);
+      const existing = getWebProtectionRecord(ctx.db, id);
+      const scope = ctx.principal.organizationId;
+      if (existing === undefined || (scope !== null && existing.organization.id !== scope)) throw recordNotFound(id);
+      const patch = parseWebProtectionPatch(await ctx.readJson());
       if (patch.organizationId !== undefined) requireAccess(ctx.principal, patch.organizationId, 'organization');
       const record = updateWebProtectionRecord(ctx.db, ctx.principal.organizationId, id, patch);
       if (record === undefined) throw recordNotFound(id);

@@ -122,6 +122,16 @@ export function getFramework(db: Database, organizationId: number, id: number): 
   return read();
 }
 
+/** Whether the organization has this framework (not deleted): no controls or evidence read. */
+export function frameworkExists(db: Database, organizationId: number, id: number): boolean {
+  return (
+    statement<[number, number], { id: number }>(
+      db,
+      'SELECT id FROM security_frameworks WHERE id = ? AND organization_id = ? AND deleted_at IS NULL',
+    ).get(id, organizationId) !== undefined
+  );
+}
+
 /** Creates a framework for the organization and returns its id. */
 export function createFramework(db: Database, organizationId: number, input: FrameworkInput): number {
   const now = nowTimestamp();

@@ -200,8 +200,10 @@ export function listTraffic(
  * table alias `t`), read lazily. On a database file the rows come from a read-only connection of
  * their own, opened here and closed when the iteration ends (finished, or `return()`ed by a
  * consumer that stops early): under WAL it reads one consistent snapshot while the service goes
- * on writing. An in-memory database has only its one connection; while an iteration on it is
- * open, writes on that connection fail.
+ * on writing. An in-memory database has no file a second connection could open: the export reads
+ * a copy of it (a snapshot, deserialized into a connection of its own), since an iteration left
+ * open on the service's one connection would make every other request fail as "busy" for as long
+ * as a slow client takes to read.
  */
 export function* iterateTraffic<T>(
   db: Database,
@@ -209,15 +211,15 @@ export function* iterateTraffic<T>(
   order: TrafficOrder,
   expression: string,
 ): Generator<T, void, undefined> {
-  const reader = db.memory ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true });
+  const reader = db.memory ? new BetterSqlite3(db.serialize()) : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true });
   try {
     // A small page cache: the export reads each page once, in order.
-    if (reader !== db) reader.pragma('cache_size = -4096');
+    if (!db.memory) reader.pragma('cache_size = -4096');
     const p = plan(reader, filter, order);
     // Not the statement cache: two exports at once must not share one iterating statement.
     const values = reader.prepare<[Record<string, unknown>], T>(`SELECT ${expression} ${p.body} ORDER BY ${p.orderBy}`).pluck();
     yield* values.iterate(p.params);
   } finally {
-    if (reader !== db) reader.close();
+    reader.close();
   }
 }

@@ -65,7 +65,7 @@ function parseControl(problems: Problems, item: unknown, prefix: string): Contro
     problems.invalid(prefix, `${prefix} must be an object.`);
     return undefined;
   }
-  const before = problems.messages.length;
+  const before = problems.count;
   problems.unknownFields(item, CONTROL_FIELDS, prefix);
   const at = (name: string): string => fieldPath(prefix, name);
 
@@ -91,7 +91,7 @@ function parseControl(problems: Problems, item: unknown, prefix: string): Contro
   if (!isPlainObject(details)) problems.invalid(at('details'), `${at('details')} must be an object.`);
   else checkFreeForm(problems, details, at('details'));
 
-  if (problems.messages.length > before) return undefined;
+  if (problems.count > before) return undefined;
   return {
     id: item['id'] as string,
     type: item['type'] as string,

@@ -20,16 +20,34 @@ export function characterLength(text: string): number {
   return length;
 }
 
-/** Collects every problem of a body, so that one 400 can list them all. */
+/** Most problems one answer lists; past them, one more message says how many were left out. */
+export const MAX_LISTED_PROBLEMS = 50;
+
+/**
+ * Collects the problems of a body, so that one 400 can list them: the first 50, then one
+ * `too_many_errors` message counting the rest. Without the cap one bad item per byte made an
+ * answer some forty times the size of its request.
+ */
 export class Problems {
   readonly messages: EnvelopeMessage[] = [];
+  #unlisted = 0;
+
+  #add(message: EnvelopeMessage): void {
+    if (this.messages.length < MAX_LISTED_PROBLEMS) this.messages.push(message);
+    else this.#unlisted += 1;
+  }
+
+  /** Problems found, listed or not. */
+  get count(): number {
+    return this.messages.length + this.#unlisted;
+  }
 
   invalid(field: string, text: string): void {
-    this.messages.push(problem.invalid(field, text));
+    this.#add(problem.invalid(field, text));
   }
 
   unknownField(field: string): void {
-    this.messages.push(problem.unknownField(field));
+    this.#add(problem.unknownField(field));
   }
 
   /** Reports every key of `object` outside `allowed` as `unknown_field`. */
@@ -39,7 +57,9 @@ export class Problems {
 
   /** Throws the 400 listing every problem, if there is any. */
   throwIfAny(): void {
-    if (this.messages.length > 0) throw invalidInput(this.messages);
+    if (this.count === 0) return;
+    const more = this.#unlisted > 0 ? [problem.tooMany(this.#unlisted)] : [];
+    throw invalidInput([...this.messages, ...more]);
   }
 }
 

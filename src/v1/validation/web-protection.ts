@@ -72,9 +72,13 @@ export function parseWebProtectionPatch(body: unknown): WebProtectionPatch {
   }
   if (services !== undefined) {
     if (!Array.isArray(services)) problems.invalid('services', 'services must be an array.');
-    else {
+    else if (services.length > WEB_PROTECTION_SERVICES.length) {
+      // Longer than any valid list: one message, items not examined (a megabyte of bad items
+      // would otherwise answer one message each).
+      problems.invalid('services', `services must list distinct values of ${WEB_PROTECTION_SERVICES.join(', ')}: at most ${WEB_PROTECTION_SERVICES.length}, got ${services.length}.`);
+    } else {
       const seen = new Set<string>();
-      const before = problems.messages.length;
+      const before = problems.count;
       services.forEach((service: unknown, index) => {
         const field = `services.${index}`;
         if (typeof service !== 'string' || !WEB_PROTECTION_SERVICES.includes(service)) {
@@ -84,7 +88,7 @@ export function parseWebProtectionPatch(body: unknown): WebProtectionPatch {
           problems.invalid(field, `${field} repeats "${service}".`);
         } else seen.add(service);
       });
-      if (problems.messages.length === before) patch.services = [...seen];
+      if (problems.count === before) patch.services = [...seen];
     }
   }
   problems.throwIfAny();
