@@ -219,3 +219,15 @@ describe('a list sent as a variable of its own', () => {
     expect(fine.status).toBe(200);
   });
 });
+
+describe('a filter too long for the upstream URL', () => {
+  it('64 long actions make a URL v1 refuses (431): the field is BAD_USER_INPUT, the client\'s to shorten', async () => {
+    const actions = Array.from({ length: 64 }, (_, i) => `${'a'.repeat(400)}${i}`);
+    const query = 'query($actions: [String!]) { trafficLog(deviceId: "1", filter: { actions: $actions }) { totalCount } }';
+    const response = await postGraphQL<{ trafficLog: null }>(stack.gateway.url, { query, variables: { actions } }, headers);
+    expect(response.status).toBe(200);
+    expect(response.data).toEqual({ trafficLog: null });
+    expect(response.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(response.errors?.[0]?.extensions?.upstream?.status).toBe(431);
+  });
+});
