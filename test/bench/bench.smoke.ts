@@ -61,7 +61,7 @@ describe('npm run bench on a tiny database', () => {
     expect(reference.exports.csv.rows).toBe(reference.entries);
     expect(reference.exports.ndjson.rows).toBe(reference.entries);
     expect(reference.search.samples).toBeGreaterThan(0);
-    // Every target of issue 5 is judged, met or not.
+    // Every target of the benchmark is judged, met or not.
     expect(results.checks).toHaveLength(9);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);
