@@ -1,5 +1,6 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
 // whose message is one line naming the setting, so the command can print it and stop.
+import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './domains/protection-devices/tail/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 
 export class ConfigError extends Error {
@@ -44,6 +45,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** Query limits: MAX_DEPTH, MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS, MAX_COST, MAX_UPSTREAM_CALLS, MAX_BATCH_SIZE. */
   limits: QueryLimits;
+  /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY. */
+  tail: TailSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -135,6 +138,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...httpTimeouts(env),
     logLevel,
     limits: limitSettings(env),
+    tail: tailSettings(env),
   };
 }
 
@@ -156,4 +160,15 @@ function limitSettings(env: Env): QueryLimits {
     limits[name] = integerSetting(env, setting, DEFAULT_LIMITS[name], min, max);
   }
   return limits;
+}
+
+function tailSettings(env: Env): TailSettings {
+  const defaults = DEFAULT_TAIL_SETTINGS;
+  return {
+    ...defaults,
+    pollIntervalMs: integerSetting(env, 'TAIL_POLL_INTERVAL_MS', defaults.pollIntervalMs, 50, 3_600_000),
+    maxFailureMs: integerSetting(env, 'TAIL_MAX_FAILURE_S', defaults.maxFailureMs / 1000, 1, 86_400) * 1000,
+    maxSubscriptionsPerConnection: integerSetting(env, 'TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
+    maxConnectionsPerKey: integerSetting(env, 'TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
+  };
 }

@@ -3,6 +3,7 @@
 // die with the request, the request's budget of upstream calls, and its observation.
 import type { GatewayConfig } from './config.ts';
 import { createLoaders, type Loaders } from './domains/loaders.ts';
+import type { TailHub } from './domains/protection-devices/tail/hub.ts';
 import { CallBudget } from './limits/call-budget.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation } from './observability/observation.ts';
@@ -17,6 +18,10 @@ export interface GatewayContext {
   loaders: Loaders;
   budget: CallBudget;
   observation: RequestObservation;
+  /** Aborted when the client goes away (or, for a subscription, when it ends). */
+  signal: AbortSignal;
+  /** The gateway's traffic tails, which subscriptions join. */
+  tail: TailHub;
 }
 
 export interface ContextInput {
@@ -30,6 +35,7 @@ export interface ContextInput {
 export function contextFactory(
   transport: Transport,
   metrics: GatewayMetrics,
+  tail: TailHub,
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
@@ -45,6 +51,6 @@ export function contextFactory(
       onRetry,
       beforeCall: () => budget.take(),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail };
   };
 }

@@ -16,6 +16,10 @@ export const ErrorCode = {
   QUERY_TOO_COMPLEX: 'QUERY_TOO_COMPLEX',
   /** A field past the operation's budget of upstream calls (MAX_UPSTREAM_CALLS). */
   UPSTREAM_BUDGET_EXCEEDED: 'UPSTREAM_BUDGET_EXCEEDED',
+  /** A traffic tail missed more entries than it can replay: the client pages the log instead. */
+  TAIL_GAP: 'TAIL_GAP',
+  /** A connection holds TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION subscriptions already. */
+  TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -132,5 +136,7 @@ export const defaultMessage: Readonly<Record<ErrorCode, string>> = {
   UPSTREAM_BAD_RESPONSE: 'The upstream service sent a response that breaks the v1 contract',
   QUERY_TOO_COMPLEX: 'The operation asks for too much at once',
   UPSTREAM_BUDGET_EXCEEDED: 'The operation needs too many upstream calls',
+  TAIL_GAP: 'More entries were missed than can be replayed; read them with trafficLog',
+  TOO_MANY_SUBSCRIPTIONS: 'This connection holds as many subscriptions as it may',
   INTERNAL_SERVER_ERROR: 'Internal server error',
 };

@@ -26,6 +26,8 @@ import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
+import { TailHub } from './domains/protection-devices/tail/hub.ts';
+import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { Transport } from './upstream/transport.ts';
 
 /**
@@ -84,7 +86,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     onCircuitStateChange: (state) => metrics.setCircuitState(upstreamOrigin, state),
   });
   metrics.setCircuitState(upstreamOrigin, transport.breaker.state);
-  const createContext = contextFactory(transport, metrics, options);
+  const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
+  // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
+  // metrics), each call with the key of a subscriber that currently may read the device.
+  const tail = new TailHub({
+    settings: options.tail,
+    client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
+    onPoll: (outcome, delivered) => metrics.tail.countPoll(outcome, delivered),
+  });
+  const createContext = contextFactory(transport, metrics, tail, options);
+  const schema = buildSchema();
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
     // checked this often (node's default, 30 s, would let a short deadline run long).
@@ -94,9 +105,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
   const { landingPagePlugin, ...disclosure } = disclosureOptions<GatewayContext>(options);
+  const formatError = withoutSuggestions(
+    createFormatError({
+      includeStacktrace: options.stackTraces,
+      onUnexpectedError: (error) => logger.error({ err: error }, 'internal error'),
+    }),
+    !options.fieldSuggestions,
+  );
   const apollo = new ApolloServer<GatewayContext>({
     // graphql-jit executes; Apollo parses, validates and caches documents as usual.
-    gateway: jitGateway(buildSchema()),
+    gateway: jitGateway(schema),
     ...disclosure,
     csrfPrevention: true,
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: DOCUMENT_CACHE_BYTES }),
@@ -110,13 +128,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: limits.allowBatchedHttpRequests,
-    formatError: withoutSuggestions(
-      createFormatError({
-        includeStacktrace: options.stackTraces,
-        onUnexpectedError: (error) => logger.error({ err: error }, 'internal error'),
-      }),
-      !options.fieldSuggestions,
-    ),
+    formatError,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
       // No @cacheControl in the schema: the plugin would only time every field to say `no-store`.
@@ -133,6 +145,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ],
   });
   await apollo.start();
+  const subscriptions = startSubscriptionServer({
+    httpServer,
+    path: '/graphql',
+    rules: { schema, parseOptions: limits.parseOptions, validationRules: limits.validationRules, maxCost: options.limits.maxCost },
+    maxPayloadBytes: options.bodyLimitBytes,
+    maxSubscriptionsPerConnection: options.tail.maxSubscriptionsPerConnection,
+    maxConnectionsPerKey: options.tail.maxConnectionsPerKey,
+    createContext,
+    formatError,
+    logger,
+    metrics: metrics.tail,
+  });
+  metrics.tail.watch(() => ({ connections: subscriptions.connections, subscriptions: tail.subscriptions, pollers: tail.pollers }));
 
   const corsHandler = corsMiddleware(options.corsOrigins);
 
@@ -237,6 +262,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     async close() {
       gate.close();
+      // Subscriptions first: each gets its `complete`, then its socket closes (1001).
+      tail.close();
+      await subscriptions.close();
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
       await transport.close();
     },

@@ -12,6 +12,7 @@ import type { GatewayContext } from '../../src/gateway/context.ts';
 import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from '../../src/gateway/executor/cache.ts';
 import { jitExecutor } from '../../src/gateway/executor/executor.ts';
 import { contextFactory } from '../../src/gateway/context.ts';
+import { TailHub } from '../../src/gateway/domains/protection-devices/tail/hub.ts';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { buildSchema } from '../../src/gateway/domains/index.ts';
 import { GatewayMetrics } from '../../src/gateway/observability/metrics.ts';
@@ -97,7 +98,8 @@ afterAll(async () => {
 function contextFor(key: string, maxUpstreamCalls?: number): GatewayContext {
   const config = parseGatewayConfig(maxUpstreamCalls === undefined ? {} : { MAX_UPSTREAM_CALLS: String(maxUpstreamCalls) });
   transport ??= new Transport({ baseUrl: stack.v1.url });
-  return contextFactory(transport, new GatewayMetrics(), config)({ requestId: 'executor-test', apiKey: key, signal: new AbortController().signal });
+  const tail = new TailHub({ settings: config.tail, client: (apiKey, signal) => transport!.client({ apiKey, signal }), onPoll() {} });
+  return contextFactory(transport, new GatewayMetrics(), tail, config)({ requestId: 'executor-test', apiKey: key, signal: new AbortController().signal });
 }
 let transport: Transport | undefined;
 

@@ -716,6 +716,37 @@ export type SecurityFrameworkInput = {
   title: Scalars['String']['input'];
 };
 
+/**
+ * Live streams, over WebSocket at the same path as queries (the `graphql-transport-ws` protocol of
+ * the graphql-ws library). The API key goes in the `connection_init` payload as `x-service-token`
+ * (or `authorization: "Bearer <key>"`); a connection without one is closed with code 4401.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Each new entry of a device's traffic log that matches `filter`, as it is logged: oldest first
+   * (ascending `id`), each exactly once per subscription. The gateway polls the log (every
+   * `TAIL_POLL_INTERVAL_MS`) with one poller per device and filter, however many subscribe.
+   * Fails with `NOT_FOUND` before any entry when the device does not exist or belongs to another
+   * organization; a key that later loses access to the device stops receiving with the same
+   * error. An upstream failure does not end the subscription until it has lasted
+   * `TAIL_MAX_FAILURE_S` seconds; the subscription then ends with the failure's code.
+   */
+  trafficLogEntryAdded: TrafficLogEntry;
+};
+
+
+/**
+ * Live streams, over WebSocket at the same path as queries (the `graphql-transport-ws` protocol of
+ * the graphql-ws library). The API key goes in the `connection_init` payload as `x-service-token`
+ * (or `authorization: "Bearer <key>"`); a connection without one is closed with code 4401.
+ */
+export type SubscriptionTrafficLogEntryAddedArgs = {
+  afterId?: InputMaybe<Scalars['ID']['input']>;
+  deviceId: Scalars['ID']['input'];
+  filter?: InputMaybe<TrafficLogFilter>;
+};
+
 /** A page of a protection device's traffic log. */
 export type TrafficLogConnection = {
   __typename?: 'TrafficLogConnection';
@@ -1040,6 +1071,7 @@ export type ResolversTypes = {
   SecurityFrameworkEdge: ResolverTypeWrapper<Omit<SecurityFrameworkEdge, 'node'> & { node: ResolversTypes['SecurityFramework'] }>;
   SecurityFrameworkInput: SecurityFrameworkInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TrafficLogConnection: ResolverTypeWrapper<TrafficLogConnection>;
   TrafficLogEdge: ResolverTypeWrapper<TrafficLogEdge>;
   TrafficLogEntry: ResolverTypeWrapper<TrafficLogEntry>;
@@ -1092,6 +1124,7 @@ export type ResolversParentTypes = {
   SecurityFrameworkEdge: Omit<SecurityFrameworkEdge, 'node'> & { node: ResolversParentTypes['SecurityFramework'] };
   SecurityFrameworkInput: SecurityFrameworkInput;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   TrafficLogConnection: TrafficLogConnection;
   TrafficLogEdge: TrafficLogEdge;
   TrafficLogEntry: TrafficLogEntry;
@@ -1264,6 +1297,10 @@ export type SecurityFrameworkEdgeResolvers<ContextType = GatewayContext, ParentT
   node?: Resolver<ResolversTypes['SecurityFramework'], ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  trafficLogEntryAdded?: SubscriptionResolver<ResolversTypes['TrafficLogEntry'], "trafficLogEntryAdded", ParentType, ContextType, RequireFields<SubscriptionTrafficLogEntryAddedArgs, 'deviceId'>>;
+};
+
 export type TrafficLogConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TrafficLogConnection'] = ResolversParentTypes['TrafficLogConnection']> = {
   edges?: Resolver<Array<ResolversTypes['TrafficLogEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['TrafficLogEntry']>, ParentType, ContextType>;
@@ -1357,6 +1394,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   SecurityFramework?: SecurityFrameworkResolvers<ContextType>;
   SecurityFrameworkConnection?: SecurityFrameworkConnectionResolvers<ContextType>;
   SecurityFrameworkEdge?: SecurityFrameworkEdgeResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   TrafficLogConnection?: TrafficLogConnectionResolvers<ContextType>;
   TrafficLogEdge?: TrafficLogEdgeResolvers<ContextType>;
   TrafficLogEntry?: TrafficLogEntryResolvers<ContextType>;

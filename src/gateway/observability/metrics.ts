@@ -2,6 +2,7 @@
 // as in the tests), the operation and upstream series, and the process's default metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallRecord } from '../upstream/client.ts';
+import { TailMetrics } from './tail-metrics.ts';
 
 /** `upstream_circuit_state` values. */
 export const CircuitState = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -18,6 +19,7 @@ export class GatewayMetrics {
   readonly upstreamDuration: Histogram<'route' | 'status'>;
   readonly upstreamRetries: Counter<'route'>;
   readonly circuitState: Gauge<'upstream'>;
+  readonly tail: TailMetrics;
   readonly #operationNames = new Set<string>();
 
   constructor() {
@@ -47,6 +49,7 @@ export class GatewayMetrics {
       labelNames: ['upstream'],
       registers,
     });
+    this.tail = new TailMetrics(registers);
     collectDefaultMetrics({ register: this.registry });
   }
 

@@ -1,0 +1,117 @@
+// One subscription's entries on their way to its client. The poller pushes; graphql-ws pulls one
+// event at a time and waits for the socket to take it, so a client that reads slowly leaves
+// entries here. They are bounded: past the bound the subscription ends with TAIL_GAP (the client
+// resumes with `afterId`) instead of the gateway buffering for it without end.
+import type { GraphQLError } from 'graphql';
+import type { WireTrafficLogEntry } from '../wire.ts';
+import { tailGap } from './errors.ts';
+
+/** What the subscription's source yields: an entry, or the error that ends it. */
+export type TailEvent = { entry: WireTrafficLogEntry } | { error: GraphQLError };
+
+export class EntryFeed implements AsyncIterableIterator<TailEvent> {
+  /** The id of the newest entry queued: only newer ones are taken, so none is sent twice. */
+  #cursor: number;
+  #queue: TailEvent[] = [];
+  #waiting: ((result: IteratorResult<TailEvent>) => void) | undefined;
+  #ending = false;
+  #done = false;
+
+  constructor(
+    cursor: number,
+    private readonly maxQueued: number,
+    /** Called once when the feed ends, whoever ends it (the client, an error, the gateway). */
+    private readonly onEnd: () => void,
+  ) {
+    this.#cursor = cursor;
+  }
+
+  get cursor(): number {
+    return this.#cursor;
+  }
+
+  get ended(): boolean {
+    return this.#ending || this.#done;
+  }
+
+  /** Entries in ascending id order; those not newer than the cursor are skipped. Returns how many were taken. */
+  push(entries: readonly WireTrafficLogEntry[]): number {
+    if (this.ended) return 0;
+    let taken = 0;
+    for (const entry of entries) {
+      if (entry.id <= this.#cursor) continue;
+      if (this.#queue.length >= this.maxQueued) {
+        this.fail(tailGap(`This subscription fell more than ${this.maxQueued} entries behind its client; subscribe again with afterId set to the id of the last entry received.`));
+        return taken;
+      }
+      this.#cursor = entry.id;
+      this.#deliver({ entry });
+      taken += 1;
+    }
+    return taken;
+  }
+
+  /** Ends the feed with an error, delivered after the entries already queued. */
+  fail(error: GraphQLError): void {
+    if (this.ended) return;
+    this.#deliver({ error });
+    this.#ending = true;
+    this.onEnd();
+  }
+
+  /** Ends the feed cleanly once its queued entries are taken (the client gets `complete`). */
+  finish(): void {
+    if (this.ended) return;
+    this.#ending = true;
+    this.onEnd();
+    if (this.#queue.length === 0) this.#close();
+  }
+
+  next(): Promise<IteratorResult<TailEvent>> {
+    const event = this.#queue.shift();
+    if (event !== undefined) {
+      if ('error' in event) this.#close();
+      return Promise.resolve({ value: event, done: false });
+    }
+    if (this.#ending || this.#done) {
+      this.#close();
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  /** The client completed the subscription, or its connection closed. */
+  return(): Promise<IteratorResult<TailEvent>> {
+    if (!this.#ending) {
+      this.#ending = true;
+      this.onEnd();
+    }
+    this.#close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #deliver(event: TailEvent): void {
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = undefined;
+      if ('error' in event) this.#done = true;
+      waiting({ value: event, done: false });
+    } else {
+      this.#queue.push(event);
+    }
+  }
+
+  #close(): void {
+    this.#done = true;
+    this.#queue = [];
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.({ value: undefined, done: true });
+  }
+}

@@ -1,0 +1,175 @@
+// One poller per (device, filter): it reads the device's newest entries every interval with the
+// key of a subscriber that currently may read the device, and hands each subscriber the entries
+// newer than what it already has. However many subscribe, the upstream sees one reader.
+import type { GraphQLError } from 'graphql';
+import { ErrorCode, GatewayError, isCancelled } from '../../../errors.ts';
+import type { UpstreamClient } from '../../../upstream/client.ts';
+import { tailGap } from './errors.ts';
+import type { EntryFeed } from './feed.ts';
+import { readNewest, type TailFilter } from './read-newest.ts';
+import { CATCH_UP_PAGE, FIRST_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, type TailSettings } from './settings.ts';
+
+export interface Subscriber {
+  readonly feed: EntryFeed;
+  readonly apiKey: string;
+  /** When a call with this subscriber's own key last showed it may read the device. */
+  checkedAt: number;
+  /** A recheck of its key is under way. */
+  checking?: boolean;
+}
+
+export interface PollerDeps {
+  settings: TailSettings;
+  /** An upstream client acting with this key, cancelled by the signal. */
+  client(apiKey: string, signal: AbortSignal): UpstreamClient;
+  /** Shows, with this key, that it may still read the device (throws the upstream's error if not). */
+  check(client: UpstreamClient): Promise<unknown>;
+  onPoll(outcome: string, delivered: number): void;
+  /** The last subscriber left: the poller has stopped. */
+  onIdle(): void;
+}
+
+/** Errors that say the key may not read the device: its subscribers stop, the others go on. */
+const ACCESS_LOST = new Set<string>([ErrorCode.UNAUTHENTICATED, ErrorCode.FORBIDDEN, ErrorCode.NOT_FOUND]);
+
+function accessLost(error: unknown): error is GatewayError {
+  return error instanceof GatewayError && ACCESS_LOST.has(error.code);
+}
+
+export class TrafficPoller {
+  readonly #subscribers = new Set<Subscriber>();
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #failingSince: number | undefined;
+  #failures = 0;
+  #stopped = false;
+
+  constructor(
+    readonly deviceId: string,
+    readonly filter: TailFilter,
+    private readonly deps: PollerDeps,
+  ) {}
+
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  add(subscriber: Subscriber): void {
+    this.#subscribers.add(subscriber);
+    // The newcomer's entries since its own check are read on the next poll, with everyone's.
+    if (this.#timer === undefined && !this.#stopped) this.#schedule(this.deps.settings.pollIntervalMs);
+  }
+
+  remove(subscriber: Subscriber): void {
+    if (!this.#subscribers.delete(subscriber) || this.#subscribers.size > 0) return;
+    this.stop();
+    this.deps.onIdle();
+  }
+
+  /** Stops polling; subscribers still here are finished (their clients get `complete`). */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#abort.abort();
+    for (const subscriber of [...this.#subscribers]) subscriber.feed.finish();
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => void this.#poll(), delayMs);
+  }
+
+  async #poll(): Promise<void> {
+    const now = performance.now();
+    const { recheckMs } = this.deps.settings;
+    // Only subscribers whose key was shown to pass within the recheck period get entries; the
+    // others keep their cursor and get them once their check passes again.
+    const current = [...this.#subscribers].filter((s) => !s.feed.ended && now - s.checkedAt <= recheckMs + this.deps.settings.pollIntervalMs * 2);
+    void this.#recheck(now);
+    if (current.length === 0) return this.#after(true);
+    const poller = current.reduce((a, b) => (b.checkedAt > a.checkedAt ? b : a));
+    const cursor = Math.min(...current.map((s) => s.feed.cursor));
+    try {
+      const read = await this.#withClient(poller.apiKey, (client) =>
+        readNewest(client, this.deviceId, this.filter, cursor, { first: FIRST_PAGE, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }),
+      );
+      const oldest = read.entries[0]?.id ?? Infinity;
+      let delivered = 0;
+      for (const subscriber of current) {
+        // A burst larger than a poll reads: whoever was behind the oldest entry read missed some.
+        if (!read.complete && subscriber.feed.cursor < oldest - 1) {
+          subscriber.feed.fail(tailGap(`More than ${MAX_CATCH_UP} entries arrived within one poll; read them with trafficLog and subscribe again with afterId.`));
+        } else {
+          delivered += subscriber.feed.push(read.entries);
+        }
+      }
+      this.#failingSince = undefined;
+      this.#failures = 0;
+      this.deps.onPoll('ok', delivered);
+      this.#after(true);
+    } catch (error) {
+      if (this.#stopped || isCancelled(error)) return;
+      const code = error instanceof GatewayError ? error.code : ErrorCode.INTERNAL_SERVER_ERROR;
+      this.deps.onPoll(code, 0);
+      if (accessLost(error)) {
+        // This key lost access: its subscribers stop; the next poll uses another's key at once.
+        this.#endKey(poller.apiKey, error);
+        return this.#after(true, 0);
+      }
+      this.#failingSince ??= now;
+      this.#failures += 1;
+      if (now - this.#failingSince >= this.deps.settings.maxFailureMs) {
+        const reason = error instanceof GatewayError ? error : new GatewayError('The traffic log could not be read', { code: ErrorCode.UPSTREAM_UNAVAILABLE });
+        for (const subscriber of [...this.#subscribers]) subscriber.feed.fail(reason);
+        return;
+      }
+      this.#after(false);
+    }
+  }
+
+  /** The next poll: after the interval, or after a growing backoff while the upstream fails. */
+  #after(ok: boolean, delayMs?: number): void {
+    if (this.#stopped || this.#subscribers.size === 0) return;
+    const interval = this.deps.settings.pollIntervalMs;
+    const backoff = Math.min(MAX_BACKOFF_MS, interval * 2 ** Math.min(this.#failures, 10));
+    this.#schedule(delayMs ?? (ok ? interval : Math.max(interval, backoff)));
+  }
+
+  /**
+   * A client for one poll or check, cancelled when the poller stops. Its signal is the poll's own:
+   * a client listens on its signal until that fires, and the poller's lives as long as it does.
+   */
+  async #withClient<T>(apiKey: string, use: (client: UpstreamClient) => Promise<T>): Promise<T> {
+    const poll = new AbortController();
+    const cancel = () => poll.abort();
+    this.#abort.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await use(this.deps.client(apiKey, poll.signal));
+    } finally {
+      this.#abort.signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  #endKey(apiKey: string, error: GraphQLError): void {
+    for (const subscriber of [...this.#subscribers]) if (subscriber.apiKey === apiKey) subscriber.feed.fail(error);
+  }
+
+  /** Each subscriber's own key is shown again once its check is older than the recheck period. */
+  async #recheck(now: number): Promise<void> {
+    const due = [...this.#subscribers].filter((s) => !s.feed.ended && !s.checking && now - s.checkedAt >= this.deps.settings.recheckMs);
+    await Promise.all(
+      due.map(async (subscriber) => {
+        subscriber.checking = true;
+        try {
+          await this.#withClient(subscriber.apiKey, (client) => this.deps.check(client));
+          subscriber.checkedAt = performance.now();
+        } catch (error) {
+          // Only a refusal ends it; an upstream that fails says nothing of the key.
+          if (accessLost(error)) subscriber.feed.fail(error);
+        } finally {
+          subscriber.checking = false;
+        }
+      }),
+    );
+  }
+}

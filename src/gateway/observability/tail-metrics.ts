@@ -1,0 +1,66 @@
+// The live traffic tail as the operator sees it: WebSocket connections, subscriptions and
+// pollers now, and what the pollers have done.
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+const OUTCOME = /^(ok|[A-Z][A-Z_]{0,63})$/;
+
+/** What the gauges read when scraped. */
+export interface TailCounts {
+  connections: number;
+  subscriptions: number;
+  pollers: number;
+}
+
+export class TailMetrics {
+  readonly connections: Gauge;
+  readonly subscriptions: Gauge;
+  readonly pollers: Gauge;
+  readonly polls: Counter<'outcome'>;
+  readonly delivered: Counter;
+  #source: () => TailCounts = () => ({ connections: 0, subscriptions: 0, pollers: 0 });
+
+  constructor(registers: Registry[]) {
+    const source = () => this.#source();
+    this.connections = new Gauge({
+      name: 'graphql_ws_connections',
+      help: 'Open GraphQL WebSocket connections (acknowledged)',
+      registers,
+      collect() {
+        this.set(source().connections);
+      },
+    });
+    this.subscriptions = new Gauge({
+      name: 'traffic_tail_subscriptions',
+      help: 'Active traffic log subscriptions',
+      registers,
+      collect() {
+        this.set(source().subscriptions);
+      },
+    });
+    this.pollers = new Gauge({
+      name: 'traffic_tail_pollers',
+      help: 'Traffic log pollers running (one per device and filter)',
+      registers,
+      collect() {
+        this.set(source().pollers);
+      },
+    });
+    this.polls = new Counter({
+      name: 'traffic_tail_polls_total',
+      help: 'Polls of a device traffic log by the tail pollers, by outcome (ok, or the error code)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.delivered = new Counter({ name: 'traffic_tail_entries_delivered_total', help: 'Traffic log entries handed to subscriptions', registers });
+  }
+
+  /** Where the gauges read their values: the gateway's tail hub and WebSocket server. */
+  watch(source: () => TailCounts): void {
+    this.#source = source;
+  }
+
+  countPoll(outcome: string, delivered: number): void {
+    this.polls.inc({ outcome: OUTCOME.test(outcome) ? outcome : 'OTHER' });
+    if (delivered > 0) this.delivered.inc(delivered);
+  }
+}

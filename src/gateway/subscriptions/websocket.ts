@@ -1,0 +1,158 @@
+// Subscriptions over WebSocket: graphql-ws (the graphql-transport-ws protocol) on the gateway's
+// HTTP server at the GraphQL path, beside Apollo Server, as Apollo's subscription guide sets it
+// up. Each connection carries one API key (from `connection_init`); each subscription runs with a
+// context of its own, like an HTTP request's, that is cancelled when the subscription ends.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { subscribe, type ExecutionResult, type GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { CloseCode, type Context } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { ContextInput, GatewayContext } from '../context.ts';
+import { ErrorCode, GatewayError } from '../errors.ts';
+import type { FormatError } from '../format-error.ts';
+import type { TailMetrics } from '../observability/tail-metrics.ts';
+import { keyFromConnectionParams } from './connection-key.ts';
+import { checkSubscription, type OperationRules, type SubscribeRequest } from './operation-check.ts';
+
+/** How long a shutdown waits for subscriptions to send their `complete` before closing sockets. */
+const COMPLETE_GRACE_MS = 2000;
+
+export interface SubscriptionServerOptions {
+  httpServer: Server;
+  path: string;
+  rules: OperationRules;
+  maxPayloadBytes: number;
+  maxSubscriptionsPerConnection: number;
+  maxConnectionsPerKey: number;
+  createContext(input: ContextInput): GatewayContext;
+  formatError: FormatError;
+  logger: Logger;
+  metrics: TailMetrics;
+}
+
+export interface SubscriptionServer {
+  readonly connections: number;
+  /** Ends every subscription (`complete`), then closes every socket and stops accepting. */
+  close(): Promise<void>;
+}
+
+interface Connection {
+  id: string;
+  apiKey: string;
+  keyHash: string;
+  openedAt: number;
+  subscriptions: Map<string, AbortController>;
+  subscribed: number;
+}
+
+export function startSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
+  const { logger } = options;
+  const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayloadBytes });
+  const connections = new Map<Context, Connection>();
+  const perKey = new Map<string, number>();
+  let activeSubscriptions = 0;
+  let onIdle: (() => void) | undefined;
+
+  const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => options.formatError(error.toJSON(), error));
+
+  const cleanup = useServer<Record<string, unknown>>(
+    {
+      onConnect(ctx) {
+        const { socket } = ctx.extra;
+        const apiKey = keyFromConnectionParams(ctx.connectionParams);
+        if (apiKey === null) {
+          socket.close(CloseCode.Unauthorized, 'Unauthorized: send the API key in connection_init as x-service-token');
+          return false;
+        }
+        const keyHash = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+        const held = perKey.get(keyHash) ?? 0;
+        if (held >= options.maxConnectionsPerKey) {
+          socket.close(CloseCode.Forbidden, `Forbidden: this API key holds ${held} connections, the most allowed`);
+          return false;
+        }
+        perKey.set(keyHash, held + 1);
+        const connection: Connection = { id: randomUUID(), apiKey, keyHash, openedAt: performance.now(), subscriptions: new Map(), subscribed: 0 };
+        connections.set(ctx, connection);
+        logger.info({ connectionId: connection.id }, 'websocket connection opened');
+        return true;
+      },
+      onSubscribe(ctx, id, payload) {
+        const connection = connections.get(ctx);
+        if (!connection) return [new GatewayError('The connection is not acknowledged', { code: ErrorCode.UNAUTHENTICATED })];
+        if (connection.subscriptions.size >= options.maxSubscriptionsPerConnection) {
+          const message = `This connection holds ${connection.subscriptions.size} subscriptions, the most allowed (TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one or open another connection.`;
+          return [new GatewayError(message, { code: ErrorCode.TOO_MANY_SUBSCRIPTIONS })];
+        }
+        const request = payload as SubscribeRequest;
+        const checked = checkSubscription(options.rules, request);
+        if ('errors' in checked) return checked.errors;
+        const abort = new AbortController();
+        connection.subscriptions.set(id, abort);
+        connection.subscribed += 1;
+        activeSubscriptions += 1;
+        const contextValue = options.createContext({ requestId: `${connection.id}/${id}`, apiKey: connection.apiKey, signal: abort.signal });
+        return {
+          schema: options.rules.schema,
+          document: checked.document,
+          operationName: request.operationName ?? undefined,
+          variableValues: request.variables ?? undefined,
+          contextValue,
+        };
+      },
+      subscribe,
+      onNext(_ctx, _id, _payload, _args, result: ExecutionResult) {
+        return result.errors ? { ...result, errors: format(result.errors) } : undefined;
+      },
+      onError(_ctx, _id, _payload, errors) {
+        return format(errors);
+      },
+      onComplete(ctx, id) {
+        const connection = connections.get(ctx);
+        const abort = connection?.subscriptions.get(id);
+        if (!connection || !abort) return;
+        connection.subscriptions.delete(id);
+        abort.abort();
+        activeSubscriptions -= 1;
+        if (activeSubscriptions === 0) onIdle?.();
+      },
+      onClose(ctx, code) {
+        const connection = connections.get(ctx);
+        if (!connection) return;
+        connections.delete(ctx);
+        for (const abort of connection.subscriptions.values()) abort.abort();
+        activeSubscriptions -= connection.subscriptions.size;
+        if (activeSubscriptions === 0) onIdle?.();
+        const held = (perKey.get(connection.keyHash) ?? 1) - 1;
+        if (held > 0) perKey.set(connection.keyHash, held);
+        else perKey.delete(connection.keyHash);
+        logger.info(
+          { connectionId: connection.id, code, subscriptions: connection.subscribed, durationMs: Math.round(performance.now() - connection.openedAt) },
+          'websocket connection closed',
+        );
+      },
+    },
+    wsServer,
+  );
+
+  return {
+    get connections() {
+      return connections.size;
+    },
+    async close() {
+      // The caller has ended the sources (the tail hub finishes its feeds): wait for graphql-ws
+      // to send each subscription's `complete`, then close the sockets (1001, going away).
+      if (activeSubscriptions > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, COMPLETE_GRACE_MS);
+          onIdle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      await cleanup.dispose();
+    },
+  };
+}
