@@ -6,6 +6,9 @@ import { startGateway, type Gateway } from './gateway/server.ts';
 import { parseV1Config } from './v1/config.ts';
 import { startV1Service, type V1Service, type V1ServiceOptions } from './v1/server.ts';
 
+/** The embedded demo's traffic: a few entries a second over its devices, a small database a day. */
+const DEMO_TRAFFIC_PER_SECOND = 2;
+
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(1);
@@ -41,7 +44,15 @@ async function main(): Promise<void> {
     // The embedded default: the reference service on a free loopback port, demo data in a file
     // database (./data/v1.sqlite unless V1_DATABASE says otherwise), the gateway in front of it.
     try {
-      embedded = await startV1Service({ ...v1Options, host: '127.0.0.1', port: 0, seed: v1Options.seed ?? 'demo' });
+      // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
+      // that a newcomer who subscribes to a device's traffic sees entries arrive.
+      embedded = await startV1Service({
+        ...v1Options,
+        host: '127.0.0.1',
+        port: 0,
+        seed: v1Options.seed ?? 'demo',
+        simulateTraffic: v1Options.simulateTraffic ?? DEMO_TRAFFIC_PER_SECOND,
+      });
     } catch (error) {
       // A file system or SQLite error (it has a code) is about the database file the setting names.
       if (typeof (error as { code?: unknown }).code === 'string') {

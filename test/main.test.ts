@@ -19,8 +19,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SEED_SIZES } from '../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
-import { postGraphQL } from './helpers/gateway.ts';
+import { DEMO_ADMIN_KEY, postGraphQL } from './helpers/gateway.ts';
 import { startFlags } from './helpers/start-script.ts';
+import { tailClient, until, type Received, type TailClient } from './helpers/subscriptions.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -149,6 +150,8 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
   let gatewayUrl: string;
   let v1Url: string;
   let frameworkId: string;
+  let tail: TailClient | undefined;
+  let following: Received | undefined;
 
   beforeAll(async () => {
     first = start(seedSizes, cwd);
@@ -226,9 +229,20 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
     expect(frameworkId).toMatch(/^\d+$/);
   });
 
-  it('stops on SIGTERM with exit code 0', async () => {
+  it("follows device 1's traffic as the demo's simulator logs it, with the demo key", async () => {
+    tail = tailClient(gatewayUrl, { 'x-service-token': DEMO_ADMIN_KEY });
+    following = tail.subscribe({ deviceId: '1' });
+    await until(() => following!.ids.length >= 2, 20_000, 'two entries of device 1');
+    expect(following.errors).toEqual([]);
+    expect(following.ids[1]).toBeGreaterThan(following.ids[0]!);
+  });
+
+  it('stops on SIGTERM with exit code 0: an open subscription gets its complete, then its socket closes', async () => {
     first.child.kill('SIGTERM');
     expect(await within(first.exited, 15_000, 'exit after SIGTERM')).toEqual({ code: 0, signal: null });
+    await following?.ended;
+    expect(following?.completed).toBe(true);
+    expect((await tail!.closed).code).toBe(1001);
   });
 
   it('restarts on the same ./data: keeps the data, prints the demo key again, stops on SIGINT', async () => {

@@ -15,6 +15,8 @@ const TICK_MS = 100;
 const MAX_CATCH_UP_SECONDS = 2;
 // Devices are not created through the API, but tests add some: the list is read again this often.
 const DEVICE_REFRESH_MS = 5000;
+/** The share of entries that go to the first device (by id). */
+const BUSY_DEVICE_SHARE = 0.5;
 
 function isBusy(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -30,7 +32,9 @@ export function startTrafficSimulator(db: Database, entriesPerSecond: number): T
   const rng = createRng(Date.now() >>> 0);
   const appendBatch = db.transaction((count: number, deviceIds: readonly number[], at: Date) => {
     for (let i = 0; i < count; i++) {
-      const deviceId = deviceIds[Math.floor(rng.next() * deviceIds.length)] as number;
+      // Half on the first device, so that one device's log visibly moves even at a gentle rate
+      // (the embedded demo's 2 a second would give each of 60 devices one entry a half-minute).
+      const deviceId = (rng.next() < BUSY_DEVICE_SHARE ? deviceIds[0] : deviceIds[Math.floor(rng.next() * deviceIds.length)]) as number;
       insertTraffic(db, makeLiveTrafficEntry(rng, deviceId, at));
     }
   });

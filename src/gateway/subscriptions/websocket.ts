@@ -151,6 +151,9 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
             resolve();
           };
         });
+        // graphql-ws calls onComplete before it sends `complete`, in a continuation still queued
+        // when the last onComplete resolves the wait: let it run before the sockets close.
+        await new Promise((resolve) => setImmediate(resolve));
       }
       await cleanup.dispose();
     },
