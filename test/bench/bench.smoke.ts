@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFlags } from '../helpers/start-script.ts';
 import type { BenchResults } from './results.ts';
+import type { TailFigures } from './tail.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
@@ -62,7 +63,10 @@ describe('npm run bench on a tiny database', () => {
     expect(reference.exports.ndjson.rows).toBe(reference.entries);
     expect(reference.search.samples).toBeGreaterThan(0);
     // Every target of the benchmark is judged, met or not.
-    expect(results.checks).toHaveLength(9);
+    const tail = results.tail as TailFigures;
+    expect(tail.deliveries).toBeGreaterThan(0);
+    expect([tail.lost, tail.duplicated, tail.outOfOrder, tail.errors]).toEqual([0, 0, 0, 0]);
+    expect(results.checks).toHaveLength(13);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);
   }, 300_000);

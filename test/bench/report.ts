@@ -111,6 +111,17 @@ export function textReport(results: BenchResults): string {
     );
   }
 
+  const tail = results.tail;
+  if (tail && 'error' in tail) out.push('', `Live traffic tail: not measured (${tail.error})`);
+  else if (tail) {
+    out.push(
+      '',
+      `Live traffic tail: ${tail.subscribers} subscribers over ${tail.devices} devices, ${tail.entriesLogged} entries logged, ${tail.deliveries} deliveries: ` +
+        `latency p50 ${f(tail.latencyP50Ms, 0)} ms, p99 ${f(tail.latencyP99Ms, 0)} ms; ${f(tail.pollsPerSecond)} upstream polls/s; ` +
+        `gateway RSS ${f(tail.rssBeforeMB)} -> peak ${f(tail.rssPeakMB)} MB`,
+    );
+  }
+
   out.push('', 'Targets:');
   for (const check of results.checks) out.push(`  [${check.met ? 'met' : 'NOT MET'}] ${check.name}: ${check.detail}`);
   return out.join('\n');

@@ -2,6 +2,7 @@
 import type { LoadResult } from './load.ts';
 import type { MemorySample } from './proc.ts';
 import type { ReferenceFigures } from './reference-figures.ts';
+import type { TailFigures } from './tail.ts';
 import type { BenchSettings } from './settings.ts';
 
 export const TARGETS = ['gateway', 'passthrough', 'direct'] as const;
@@ -94,5 +95,6 @@ export interface BenchResults {
     samples: MemorySample[];
   };
   reference: ReferenceFigures | { error: string } | null;
+  tail: TailFigures | { error: string } | null;
   checks: TargetCheck[];
 }

@@ -19,11 +19,14 @@ import type { BenchResults, ShapeResult } from './results.ts';
 import { isSettingError, readSettings, type BenchSettings } from './settings.ts';
 import { buildShapes, type Shape } from './shapes.ts';
 import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
-import { evaluateReferenceTargets, evaluateTargets, isFlat } from './targets.ts';
+import { benchTail } from './tail.ts';
+import { evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
 
 /** Shape 1 reads an ordinary device, not the hot one. */
 const TRAFFIC_DEVICE = '2';
 const ORGANIZATION = '1';
+/** The gateway's default (TAIL_POLL_INTERVAL_MS): the bench runs it as `npm start` does. */
+const TAIL_POLL_INTERVAL_MS = 1000;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -79,6 +82,34 @@ async function main(): Promise<void> {
     const rounds = await soak(stack, measured, settings, sampler);
     sampler.mark('end');
 
+    let tail: BenchResults['tail'] = null;
+    if (settings.tail) {
+      log('\nLive traffic tail: 1,000 subscribers over 50 devices, 100 entries a second');
+      try {
+        // The last 50 devices (fewer in a small database): neither the hot device nor the one
+        // shape 1 reads.
+        const last = settings.seed.devices;
+        const count = Math.min(50, last - 2);
+        tail = await benchTail(
+          {
+            gatewayUrl: stack.gatewayUrl,
+            gatewayPid: stack.gateway.pid,
+            databasePath: db.path,
+            key: settings.key,
+            deviceIds: Array.from({ length: count }, (_, i) => last - count + 1 + i),
+            subscribersPerDevice: Math.ceil(1000 / count),
+            subscriptionsPerConnection: 20,
+            entriesPerSecond: 100,
+            durationS: Math.max(10, settings.durationS * 2),
+            pollIntervalMs: TAIL_POLL_INTERVAL_MS,
+          },
+          log,
+        );
+      } catch (error) {
+        tail = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+
     let reference: BenchResults['reference'] = null;
     if (settings.reference && settings.seed.hotTraffic > 0) {
       log(`\nReference service: search, CSV and NDJSON export on device ${HOT_DEVICE}`);
@@ -122,11 +153,13 @@ async function main(): Promise<void> {
       shapes: results,
       memory: memoryFigures,
       reference,
+      tail,
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
         ...evaluateTargets(results, memoryFigures),
         ...evaluateReferenceTargets(reference),
+        ...evaluateTailTargets(tail),
       ],
     };
     const text = textReport(report);

@@ -12,6 +12,7 @@
 //   BENCH_GATEWAY_LOG_LEVEL=info, BENCH_GATEWAY_LOG_FILE, BENCH_GATEWAY_PROFILE=1
 //   BENCH_GATEWAY_NODE_FLAGS   extra node flags for the gateway only (e.g. heap sizes, to try them)
 //   BENCH_REFERENCE=0      skip the reference service's search and export figures
+//   BENCH_TAIL=0           skip the live traffic tail (1,000 subscribers over 50 devices, 100 entries/s)
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
 import { resolve } from 'node:path';
@@ -44,6 +45,8 @@ export interface BenchSettings {
   searches: string[];
   /** Measure the reference service's search and export on the hot device. */
   reference: boolean;
+  /** Measure the live traffic tail. */
+  tail: boolean;
   key: string;
 }
 
@@ -102,6 +105,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     gatewayNodeFlags: (read(env, 'BENCH_GATEWAY_NODE_FLAGS') ?? '').split(/\s+/).filter(Boolean),
     searches: (read(env, 'BENCH_SEARCHES') ?? DEFAULT_SEARCHES).split(',').map((search) => search.trim()).filter(Boolean),
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
+    tail: (read(env, 'BENCH_TAIL') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
   };
 }

@@ -117,3 +117,34 @@ export function isFlat(means: number[]): { growthMB: number; flat: boolean } {
   const growthMB = means.at(-1)! - before;
   return { growthMB, flat: growthMB <= Math.max(10, before * 0.05) };
 }
+
+/** The tail: polls at the pollers' rate, prompt delivery, flat memory, every entry once in order. */
+export function evaluateTailTargets(tail: BenchResults['tail']): TargetCheck[] {
+  if (tail === null) return [];
+  const label = 'live traffic tail';
+  if ('error' in tail) return [{ name: `${label}: measured`, met: false, detail: tail.error }];
+  const pollerRate = tail.devices * (1000 / tail.pollIntervalMs);
+  const growth = tail.rssPeakMB - tail.rssBeforeMB;
+  return [
+    {
+      name: `${label}: every entry once, in order, no error`,
+      met: tail.lost === 0 && tail.duplicated === 0 && tail.outOfOrder === 0 && tail.errors === 0 && tail.deliveries > 0,
+      detail: `${tail.entriesLogged} entries logged, ${tail.deliveries} deliveries to ${tail.subscribers} subscribers; lost ${tail.lost}, duplicated ${tail.duplicated}, out of order ${tail.outOfOrder}, errors ${tail.errors}`,
+    },
+    {
+      name: `${label}: upstream polls/s at the pollers' rate (${fixed(pollerRate, 0)}), not the subscribers'`,
+      met: tail.pollsPerSecond <= pollerRate * 1.1,
+      detail: `${fixed(tail.pollsPerSecond)} polls/s for ${tail.devices} pollers and ${tail.subscribers} subscribers`,
+    },
+    {
+      name: `${label}: delivery latency p50 <= interval + 100 ms, p99 < 2 x interval`,
+      met: tail.latencyP50Ms <= tail.pollIntervalMs + 100 && tail.latencyP99Ms < tail.pollIntervalMs * 2,
+      detail: `p50 ${fixed(tail.latencyP50Ms, 0)} ms, p99 ${fixed(tail.latencyP99Ms, 0)} ms (interval ${tail.pollIntervalMs} ms)`,
+    },
+    {
+      name: `${label}: gateway RSS growth < 50 MB`,
+      met: growth < 50,
+      detail: `${fixed(tail.rssBeforeMB)} -> peak ${fixed(tail.rssPeakMB)} MB (+${fixed(growth)} MB)`,
+    },
+  ];
+}

@@ -6,6 +6,9 @@ import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { startStack, TEST_KEYS, type Stack } from '../helpers/gateway.ts';
 import { TAIL_SUBSCRIPTION, tailClient, until, type TailClient } from '../helpers/subscriptions.ts';
 import { v1Request } from '../helpers/v1.ts';
+import { makeLiveTrafficEntry } from '../../src/v1/seed/generate.ts';
+import { createRng } from '../../src/v1/seed/generate/rng.ts';
+import { insertTraffic } from '../../src/v1/storage/traffic.ts';
 
 const POLL_MS = 100;
 const ADMIN = TEST_KEYS.admin;
@@ -63,8 +66,8 @@ describe('Subscription.trafficLogEntryAdded', () => {
     stack.proxy.reset();
     const startedAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    // Polls read pages of 100; each subscriber's recheck of its key reads one entry.
-    const polls = stack.proxy.calls.filter((call) => call.path === `/api/v1/atb/${device}/traffic` && call.query.get('limit') === '100').length;
+    // Polls read from offset 0; each subscriber's admission and recheck reads one entry, without an offset.
+    const polls = stack.proxy.calls.filter((call) => call.path === `/api/v1/atb/${device}/traffic` && call.query.get('offset') === '0').length;
     const elapsed = performance.now() - startedAt;
     for (const s of subscribers) s.stop();
 
@@ -94,6 +97,27 @@ describe('Subscription.trafficLogEntryAdded', () => {
     resumed.stop();
     expect(resumed.errors).toEqual([]);
     await expectGapless(device, [...first.ids, ...resumed.ids], '&search=GET');
+  });
+
+  it('loses nothing of a burst larger than a page: it reads further pages back', async () => {
+    const s = connect().subscribe({ deviceId: device });
+    await until(() => s.ids.length > 0, 15_000, 'a first entry');
+    // 2,500 entries logged at once (v1 has no ingestion API: its own storage, as its simulator does).
+    const rng = createRng(11);
+    const burst = stack.v1.db.transaction(() => {
+      for (let i = 0; i < 2500; i++) insertTraffic(stack.v1.db, makeLiveTrafficEntry(rng, Number(device), new Date()));
+    });
+    burst();
+    const newest = (await v1Ids(device, 0)).at(-1)!;
+    await until(() => (s.ids.at(-1) ?? 0) >= newest, 15_000, 'the whole burst');
+    s.stop();
+    expect(s.errors).toEqual([]);
+    const logged = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=0`)).json.data as { id: number }[];
+    const older = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=1000`)).json.data as { id: number }[];
+    const oldest = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=2000`)).json.data as { id: number }[];
+    const all = [...logged, ...older, ...oldest].map((e) => e.id).filter((id) => id >= s.ids[0]! && id <= s.ids.at(-1)!).sort((a, b) => a - b);
+    expect(s.ids).toEqual(all);
+    expect(s.ids.length).toBeGreaterThan(2500);
   });
 
   it('refuses another organization\'s device with NOT_FOUND before any entry', async () => {

@@ -1,7 +1,9 @@
 // One subscription's entries on their way to its client. The poller pushes; graphql-ws pulls one
 // event at a time and waits for the socket to take it, so a client that reads slowly leaves
-// entries here. They are bounded: past the bound the subscription ends with TAIL_GAP (the client
-// resumes with `afterId`) instead of the gateway buffering for it without end.
+// entries here. They are bounded: a client still `maxQueued` entries behind when the next poll's
+// entries come is cut with TAIL_GAP (it resumes with `afterId`) instead of the gateway buffering
+// for it without end. A burst into a drained queue is taken whole (a poll reads at most
+// MAX_CATCH_UP), and its entries are the poller's, shared by every subscriber's queue.
 import type { GraphQLError } from 'graphql';
 import type { WireTrafficLogEntry } from '../wire.ts';
 import { tailGap } from './errors.ts';
@@ -37,13 +39,13 @@ export class EntryFeed implements AsyncIterableIterator<TailEvent> {
   /** Entries in ascending id order; those not newer than the cursor are skipped. Returns how many were taken. */
   push(entries: readonly WireTrafficLogEntry[]): number {
     if (this.ended) return 0;
+    if (this.#queue.length >= this.maxQueued) {
+      this.fail(tailGap(`This subscription fell more than ${this.maxQueued} entries behind its client; subscribe again with afterId set to the id of the last entry received.`));
+      return 0;
+    }
     let taken = 0;
     for (const entry of entries) {
       if (entry.id <= this.#cursor) continue;
-      if (this.#queue.length >= this.maxQueued) {
-        this.fail(tailGap(`This subscription fell more than ${this.maxQueued} entries behind its client; subscribe again with afterId set to the id of the last entry received.`));
-        return taken;
-      }
       this.#cursor = entry.id;
       this.#deliver({ entry });
       taken += 1;

@@ -7,7 +7,7 @@ import type { UpstreamClient } from '../../../upstream/client.ts';
 import { tailGap } from './errors.ts';
 import type { EntryFeed } from './feed.ts';
 import { readNewest, type TailFilter } from './read-newest.ts';
-import { CATCH_UP_PAGE, FIRST_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, type TailSettings } from './settings.ts';
+import { CATCH_UP_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, MIN_FIRST_PAGE, type TailSettings } from './settings.ts';
 
 export interface Subscriber {
   readonly feed: EntryFeed;
@@ -43,6 +43,7 @@ export class TrafficPoller {
   #failingSince: number | undefined;
   #failures = 0;
   #stopped = false;
+  #firstPage = MIN_FIRST_PAGE;
 
   constructor(
     readonly deviceId: string,
@@ -91,8 +92,9 @@ export class TrafficPoller {
     const cursor = Math.min(...current.map((s) => s.feed.cursor));
     try {
       const read = await this.#withClient(poller.apiKey, (client) =>
-        readNewest(client, this.deviceId, this.filter, cursor, { first: FIRST_PAGE, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }),
+        readNewest(client, this.deviceId, this.filter, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }),
       );
+      this.#firstPage = Math.min(CATCH_UP_PAGE, Math.max(MIN_FIRST_PAGE, read.entries.length * 2));
       const oldest = read.entries[0]?.id ?? Infinity;
       let delivered = 0;
       for (const subscriber of current) {

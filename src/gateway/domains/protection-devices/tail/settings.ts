@@ -23,13 +23,17 @@ export const DEFAULT_TAIL_SETTINGS: TailSettings = {
 
 /** Entries replayed after `afterId` at most (the contract's number); more is TAIL_GAP. */
 export const MAX_REPLAY = 1000;
-/** A poll's first page: most polls find a few entries, so a small page answers fastest. */
-export const FIRST_PAGE = 100;
+/**
+ * A poll's first page is sized from what the last poll found (twice as many, and at least this
+ * many): most polls find a few entries, and every entry read is parsed and checked whether new or
+ * not, so a page of 100 for 2 new entries was most of a poll's cost.
+ */
+export const MIN_FIRST_PAGE = 10;
 /** Later pages of a burst, as large as v1 allows. */
 export const CATCH_UP_PAGE = 1000;
 /** Entries one poll reads at most; a burst larger than this in one interval is TAIL_GAP. */
 export const MAX_CATCH_UP = 20_000;
-/** Entries waiting for one slow client at most before its subscription is cut. */
-export const MAX_QUEUED = 2000;
+/** Entries a slow client may still have waiting when the next poll's come; more, and it is cut. */
+export const MAX_QUEUED = 1000;
 /** The longest wait between two polls of a failing upstream. */
 export const MAX_BACKOFF_MS = 10_000;
