@@ -97,7 +97,8 @@ async function main(): Promise<void> {
             databasePath: db.path,
             key: settings.key,
             deviceIds: Array.from({ length: count }, (_, i) => last - count + 1 + i),
-            subscribersPerDevice: Math.ceil(1000 / count),
+            // At most 1,000 subscribers in 50 connections of 20: the gateway's default caps per key.
+            subscribersPerDevice: Math.floor(1000 / count),
             subscriptionsPerConnection: 20,
             entriesPerSecond: 100,
             durationS: Math.max(10, settings.durationS * 2),

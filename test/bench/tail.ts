@@ -60,10 +60,17 @@ export async function benchTail(options: TailOptions, log: (line: string) => voi
   const rssBeforeMB = memory(options.gatewayPid).rssMB;
   let rssPeakMB = rssBeforeMB;
   const watch = setInterval(() => (rssPeakMB = Math.max(rssPeakMB, memory(options.gatewayPid).rssMB)), 200);
+  try {
+    return await measure(options, log, () => rssPeakMB, rssBeforeMB);
+  } finally {
+    clearInterval(watch);
+  }
+}
 
+async function measure(options: TailOptions, log: (line: string) => void, peak: () => number, rssBeforeMB: number): Promise<TailFigures> {
   // Subscribers: each device followed by `subscribersPerDevice`, packed into connections.
   const wanted = options.deviceIds.flatMap((device) => Array.from({ length: options.subscribersPerDevice }, () => device));
-  const received: { device: number; ids: number[]; at: number[]; errors: number }[] = [];
+  const received: Subscriber[] = [];
   const clients: Client[] = [];
   const unsubscribe: (() => void)[] = [];
   for (let i = 0; i < wanted.length; i += options.subscriptionsPerConnection) {
@@ -91,6 +98,30 @@ export async function benchTail(options: TailOptions, log: (line: string) => voi
       );
     }
   }
+  try {
+    return await logAndCheck(options, log, peak, rssBeforeMB, wanted.length, received);
+  } finally {
+    for (const stop of unsubscribe) stop();
+    await Promise.all(clients.map((client) => client.dispose()));
+  }
+}
+
+interface Subscriber {
+  device: number;
+  ids: number[];
+  at: number[];
+  errors: number;
+}
+
+async function logAndCheck(
+  options: TailOptions,
+  log: (line: string) => void,
+  peak: () => number,
+  rssBeforeMB: number,
+  subscribers: number,
+  received: Subscriber[],
+): Promise<TailFigures> {
+  const wanted = { length: subscribers };
   // Every subscriber admitted, every poller running: then the entries start.
   const deadline = performance.now() + 60_000;
   while ((await metric(options.gatewayUrl, 'traffic_tail_subscriptions')) < wanted.length) {
@@ -130,9 +161,6 @@ export async function benchTail(options: TailOptions, log: (line: string) => voi
   db.close();
   // The last entries reach their subscribers within a poll or two.
   await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs * 3));
-  for (const stop of unsubscribe) stop();
-  await Promise.all(clients.map((client) => client.dispose()));
-  clearInterval(watch);
 
   let lost = 0;
   let duplicated = 0;
@@ -174,6 +202,6 @@ export async function benchTail(options: TailOptions, log: (line: string) => voi
     pollsPerSecond: (pollsAfter - pollsBefore) / loggingS,
     pollIntervalMs: options.pollIntervalMs,
     rssBeforeMB,
-    rssPeakMB,
+    rssPeakMB: peak(),
   };
 }

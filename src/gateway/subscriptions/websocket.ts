@@ -3,7 +3,8 @@
 // up. Each connection carries one API key (from `connection_init`); each subscription runs with a
 // context of its own, like an HTTP request's, that is cancelled when the subscription ends.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { subscribe, type ExecutionResult, type GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { CloseCode, type Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -49,7 +50,17 @@ interface Connection {
 
 export function startSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
   const { logger } = options;
-  const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayloadBytes });
+  // Upgrades are taken from the HTTP server here rather than by `ws` itself (its `server` option):
+  // `ws` would also take the server's own errors (a port in use at start) as its own.
+  const wsServer = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes });
+  let accepting = true;
+  options.httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!accepting || (req.url ?? '/').split('?')[0] !== options.path) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wsServer.handleUpgrade(req, socket, head, (ws) => wsServer.emit('connection', ws, req));
+  });
   const connections = new Map<Context, Connection>();
   const perKey = new Map<string, number>();
   let activeSubscriptions = 0;
@@ -141,6 +152,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       return connections.size;
     },
     async close() {
+      accepting = false;
       // The caller has ended the sources (the tail hub finishes its feeds): wait for graphql-ws
       // to send each subscription's `complete`, then close the sockets (1001, going away).
       if (activeSubscriptions > 0) {
