@@ -47,6 +47,10 @@ export interface GatewayConfig {
   limits: QueryLimits;
   /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY. */
   tail: TailSettings;
+  /** EXPORT_LINK_TTL_S, in ms: how long an export link works. */
+  exportLinkTtlMs: number;
+  /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
+  publicUrl: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -139,6 +143,8 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     logLevel,
     limits: limitSettings(env),
     tail: tailSettings(env),
+    exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
+    publicUrl: urlSetting(env, 'PUBLIC_URL'),
   };
 }
 

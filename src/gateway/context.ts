@@ -4,6 +4,7 @@
 import type { GatewayConfig } from './config.ts';
 import { createLoaders, type Loaders } from './domains/loaders.ts';
 import type { TailHub } from './domains/protection-devices/tail/hub.ts';
+import type { ExportLinkStore } from './exports/links.ts';
 import { CallBudget } from './limits/call-budget.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation } from './observability/observation.ts';
@@ -22,6 +23,10 @@ export interface GatewayContext {
   signal: AbortSignal;
   /** The gateway's traffic tails, which subscriptions join. */
   tail: TailHub;
+  /** Where export links are kept, and for how long they work. */
+  exportLinks: { store: ExportLinkStore; ttlMs: number };
+  /** This gateway's origin as the client reached it (`http://host:port`), for links it hands out. */
+  origin: string;
 }
 
 export interface ContextInput {
@@ -29,6 +34,7 @@ export interface ContextInput {
   apiKey: string | null;
   /** Aborted when the client goes away: the calls made on its behalf are cancelled. */
   signal: AbortSignal;
+  origin: string;
 }
 
 /** Makes each request's context for one gateway instance. */
@@ -36,10 +42,11 @@ export function contextFactory(
   transport: Transport,
   metrics: GatewayMetrics,
   tail: TailHub,
+  exportLinks: GatewayContext['exportLinks'],
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
-  return ({ requestId, apiKey, signal }) => {
+  return ({ requestId, apiKey, signal, origin }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
     const upstream = transport.client({
@@ -51,6 +58,6 @@ export function contextFactory(
       onRetry,
       beforeCall: () => budget.take(),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, exportLinks, origin };
   };
 }

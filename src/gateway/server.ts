@@ -28,6 +28,10 @@ import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
 import { TailHub } from './domains/protection-devices/tail/hub.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
+import { exportRoute } from './exports/download.ts';
+import { MemoryExportLinks } from './exports/links.ts';
+import { originResolver } from './http/origin.ts';
+import { apiKeyOf, sendJson } from './http/plain.ts';
 import { Transport } from './upstream/transport.ts';
 
 /**
@@ -56,21 +60,16 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** The client's key: `X-Service-Token`, or `Authorization: Bearer <key>`. */
-export function apiKeyOf(req: IncomingMessage): string | null {
-  const token = req.headers['x-service-token'];
-  if (typeof token === 'string' && token.trim() !== '') return token.trim();
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return match?.[1] ?? null;
-}
+/** The path of export downloads: `/exports/<token>`. */
+const EXPORTS_PATH = '/exports/';
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  /** The port listened on, once listening. */
+  let port = options.port;
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
   const cost = costReport<GatewayContext>();
@@ -94,7 +93,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
     onPoll: (outcome, delivered) => metrics.tail.countPoll(outcome, delivered),
   });
-  const createContext = contextFactory(transport, metrics, tail, options);
+  const exportLinks = { store: new MemoryExportLinks(), ttlMs: options.exportLinkTtlMs };
+  const createContext = contextFactory(transport, metrics, tail, exportLinks, options);
+  const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
+  const downloadExport = exportRoute({ links: exportLinks.store, transport, deadlineMs: options.upstreamTimeoutMs, metrics: metrics.exports, logger });
   const schema = buildSchema();
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
@@ -153,6 +155,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxSubscriptionsPerConnection: options.tail.maxSubscriptionsPerConnection,
     maxConnectionsPerKey: options.tail.maxConnectionsPerKey,
     createContext,
+    originOf,
     formatError,
     logger,
     metrics: metrics.tail,
@@ -188,7 +191,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search, body },
-      context: async () => createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal }),
+      context: async () => createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req) }),
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
     res.statusCode = response.status ?? 200;
@@ -216,7 +219,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (!gate.admit(req, res)) return;
     const requestId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) || randomUUID();
     res.setHeader('x-request-id', requestId);
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     const fail = (error: unknown) => {
       logger.error({ err: error, requestId }, 'request failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
@@ -230,6 +233,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }, fail);
     }
     if (path === '/readyz') return void readiness(res).catch(fail);
+    if (path.startsWith(EXPORTS_PATH)) {
+      return corsHandler(req, res, (error?: unknown) => {
+        if (error) return fail(error);
+        downloadExport(req, res, path.slice(EXPORTS_PATH.length)).catch(fail);
+      });
+    }
     if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
     corsHandler(req, res, (error?: unknown) => {
       if (error) return fail(error);
@@ -244,7 +253,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       resolve();
     });
   });
-  const port = (httpServer.address() as AddressInfo).port;
+  port = (httpServer.address() as AddressInfo).port;
   // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
   // serves anyway: the upstream may come up later, and /readyz tells when it does).
   const upstreamChecked = transport.answers().then(
@@ -253,9 +262,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     () => {},
   );
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    url: `http://${host}:${port}/graphql`,
+    url: `http://${hostForUrl(options.host)}:${port}/graphql`,
     upstreamChecked,
     port,
     httpServer,

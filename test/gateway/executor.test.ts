@@ -13,6 +13,7 @@ import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from 
 import { jitExecutor } from '../../src/gateway/executor/executor.ts';
 import { contextFactory } from '../../src/gateway/context.ts';
 import { TailHub } from '../../src/gateway/domains/protection-devices/tail/hub.ts';
+import { MemoryExportLinks } from '../../src/gateway/exports/links.ts';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { buildSchema } from '../../src/gateway/domains/index.ts';
 import { GatewayMetrics } from '../../src/gateway/observability/metrics.ts';
@@ -99,7 +100,8 @@ function contextFor(key: string, maxUpstreamCalls?: number): GatewayContext {
   const config = parseGatewayConfig(maxUpstreamCalls === undefined ? {} : { MAX_UPSTREAM_CALLS: String(maxUpstreamCalls) });
   transport ??= new Transport({ baseUrl: stack.v1.url });
   const tail = new TailHub({ settings: config.tail, client: (apiKey, signal) => transport!.client({ apiKey, signal }), onPoll() {} });
-  return contextFactory(transport, new GatewayMetrics(), tail, config)({ requestId: 'executor-test', apiKey: key, signal: new AbortController().signal });
+  const exportLinks = { store: new MemoryExportLinks(), ttlMs: config.exportLinkTtlMs };
+  return contextFactory(transport, new GatewayMetrics(), tail, exportLinks, config)({ requestId: 'executor-test', apiKey: key, signal: new AbortController().signal, origin: 'http://127.0.0.1' });
 }
 let transport: Transport | undefined;
 

@@ -287,7 +287,7 @@ describe('CORS', () => {
     const answer = await preflight(from);
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe(from);
-    expect(answer.headers.get('access-control-allow-methods')).toBe('GET,POST,OPTIONS');
+    expect(answer.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST,OPTIONS');
     expect(answer.headers.get('access-control-allow-headers')?.split(',')).toEqual(
       expect.arrayContaining(['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight']),
     );

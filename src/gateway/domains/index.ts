@@ -17,7 +17,7 @@ export const resolvers = {
   ...webProtectionResolvers,
   ...protectionDeviceResolvers,
   Query: { ...securityFrameworkResolvers.Query, ...protectionDeviceResolvers.Query },
-  Mutation: { ...securityFrameworkResolvers.Mutation, ...webProtectionResolvers.Mutation },
+  Mutation: { ...securityFrameworkResolvers.Mutation, ...webProtectionResolvers.Mutation, ...protectionDeviceResolvers.Mutation },
 } satisfies CheckedResolvers;
 
 export function buildSchema(): GraphQLSchema {

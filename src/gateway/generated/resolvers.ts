@@ -146,6 +146,13 @@ export type CreateSecurityFrameworkPayload = {
   securityFramework?: Maybe<SecurityFramework>;
 };
 
+/** What `createTrafficExport` returns. */
+export type CreateTrafficExportPayload = {
+  __typename?: 'CreateTrafficExportPayload';
+  /** The download link. */
+  export: TrafficExport;
+};
+
 /** The result of `deleteSecurityFramework`. */
 export type DeleteSecurityFrameworkPayload = {
   __typename?: 'DeleteSecurityFrameworkPayload';
@@ -271,6 +278,14 @@ export type Mutation = {
    */
   createSecurityFramework?: Maybe<CreateSecurityFrameworkPayload>;
   /**
+   * A download link for a device's traffic log as a file: every entry that matches `filter`, in
+   * `orderBy`'s order (newest first when left out). The link is on this gateway, carries no key
+   * (the key of this request stays with the gateway) and works as a plain browser link, as often as
+   * needed, until `expiresAt` (`EXPORT_LINK_TTL_S` seconds). Fails with `NOT_FOUND` when the device
+   * does not exist or belongs to another organization.
+   */
+  createTrafficExport?: Maybe<CreateTrafficExportPayload>;
+  /**
    * Soft-deletes a framework: it is kept in storage but disappears from the list and the lookup,
    * and editing or deleting it again is `NOT_FOUND`.
    *
@@ -320,6 +335,22 @@ export type Mutation = {
 export type MutationCreateSecurityFrameworkArgs = {
   input: SecurityFrameworkInput;
   organizationId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Changes. Each mutation takes selectors as arguments and the change as one `input`, and returns
+ * a payload carrying the affected object. A mutation that fails is null, with its error beside
+ * the others; the mutations after it in the same request still run. A mutation is never retried
+ * by the gateway: when its outcome is unknown (a timeout, or a connection reset after the request
+ * was sent) the error has `extensions.outcome: "UNKNOWN"`, and the client should read the record
+ * back before trying again.
+ */
+export type MutationCreateTrafficExportArgs = {
+  deviceId: Scalars['ID']['input'];
+  filter?: InputMaybe<TrafficLogFilter>;
+  format: TrafficExportFormat;
+  orderBy?: InputMaybe<TrafficLogOrder>;
 };
 
 
@@ -747,6 +778,33 @@ export type SubscriptionTrafficLogEntryAddedArgs = {
   filter?: InputMaybe<TrafficLogFilter>;
 };
 
+/**
+ * A download link for a traffic export. A client that leaves mid-download cancels it; a download
+ * the service cannot finish is cut, never ended as if whole (a whole file ends with a newline).
+ */
+export type TrafficExport = {
+  __typename?: 'TrafficExport';
+  /** When the link stops working. */
+  expiresAt: Scalars['DateTime']['output'];
+  /** The file's format. */
+  format: TrafficExportFormat;
+  /**
+   * Where to download the file: `/exports/<token>` on this gateway, with no key in it. It answers
+   * 404 once expired.
+   */
+  url: Scalars['URL']['output'];
+};
+
+/** The format of a traffic export file. */
+export type TrafficExportFormat =
+  /**
+   * Comma-separated values (RFC 4180) with a header row
+   * `id,date_time,type,src_ip,dest_ip,dest_port,log_message,extra`; `extra` is a JSON object.
+   */
+  | 'CSV'
+  /** Newline-delimited JSON: one entry object a line. */
+  | 'NDJSON';
+
 /** A page of a protection device's traffic log. */
 export type TrafficLogConnection = {
   __typename?: 'TrafficLogConnection';
@@ -1041,6 +1099,7 @@ export type ResolversTypes = {
   Control: ResolverTypeWrapper<Control>;
   ControlInput: ControlInput;
   CreateSecurityFrameworkPayload: ResolverTypeWrapper<{ id: number; readBack: () => Promise<WireSecurityFramework | null> }>;
+  CreateTrafficExportPayload: ResolverTypeWrapper<CreateTrafficExportPayload>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteSecurityFrameworkPayload: ResolverTypeWrapper<Omit<DeleteSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversTypes['SecurityFramework']> }>;
   DeleteWebProtectionRecordPayload: ResolverTypeWrapper<Omit<DeleteWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversTypes['WebProtectionRecord']> }>;
@@ -1072,6 +1131,8 @@ export type ResolversTypes = {
   SecurityFrameworkInput: SecurityFrameworkInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TrafficExport: ResolverTypeWrapper<TrafficExport>;
+  TrafficExportFormat: TrafficExportFormat;
   TrafficLogConnection: ResolverTypeWrapper<TrafficLogConnection>;
   TrafficLogEdge: ResolverTypeWrapper<TrafficLogEdge>;
   TrafficLogEntry: ResolverTypeWrapper<TrafficLogEntry>;
@@ -1096,6 +1157,7 @@ export type ResolversParentTypes = {
   Control: Control;
   ControlInput: ControlInput;
   CreateSecurityFrameworkPayload: { id: number; readBack: () => Promise<WireSecurityFramework | null> };
+  CreateTrafficExportPayload: CreateTrafficExportPayload;
   DateTime: Scalars['DateTime']['output'];
   DeleteSecurityFrameworkPayload: Omit<DeleteSecurityFrameworkPayload, 'securityFramework'> & { securityFramework?: Maybe<ResolversParentTypes['SecurityFramework']> };
   DeleteWebProtectionRecordPayload: Omit<DeleteWebProtectionRecordPayload, 'webProtectionRecord'> & { webProtectionRecord?: Maybe<ResolversParentTypes['WebProtectionRecord']> };
@@ -1125,6 +1187,7 @@ export type ResolversParentTypes = {
   SecurityFrameworkInput: SecurityFrameworkInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+  TrafficExport: TrafficExport;
   TrafficLogConnection: TrafficLogConnection;
   TrafficLogEdge: TrafficLogEdge;
   TrafficLogEntry: TrafficLogEntry;
@@ -1164,6 +1227,10 @@ export type ControlResolvers<ContextType = GatewayContext, ParentType extends Re
 export type CreateSecurityFrameworkPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CreateSecurityFrameworkPayload'] = ResolversParentTypes['CreateSecurityFrameworkPayload']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   securityFramework?: Resolver<Maybe<ResolversTypes['SecurityFramework']>, ParentType, ContextType>;
+};
+
+export type CreateTrafficExportPayloadResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['CreateTrafficExportPayload'] = ResolversParentTypes['CreateTrafficExportPayload']> = {
+  export?: Resolver<ResolversTypes['TrafficExport'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1225,6 +1292,7 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   createSecurityFramework?: Resolver<Maybe<ResolversTypes['CreateSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationCreateSecurityFrameworkArgs, 'input'>>;
+  createTrafficExport?: Resolver<Maybe<ResolversTypes['CreateTrafficExportPayload']>, ParentType, ContextType, RequireFields<MutationCreateTrafficExportArgs, 'deviceId' | 'format'>>;
   deleteSecurityFramework?: Resolver<Maybe<ResolversTypes['DeleteSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationDeleteSecurityFrameworkArgs, 'id' | 'organizationId'>>;
   deleteWebProtectionRecord?: Resolver<Maybe<ResolversTypes['DeleteWebProtectionRecordPayload']>, ParentType, ContextType, RequireFields<MutationDeleteWebProtectionRecordArgs, 'id'>>;
   updateSecurityFramework?: Resolver<Maybe<ResolversTypes['UpdateSecurityFrameworkPayload']>, ParentType, ContextType, RequireFields<MutationUpdateSecurityFrameworkArgs, 'id' | 'input' | 'organizationId'>>;
@@ -1301,6 +1369,12 @@ export type SubscriptionResolvers<ContextType = GatewayContext, ParentType exten
   trafficLogEntryAdded?: SubscriptionResolver<ResolversTypes['TrafficLogEntry'], "trafficLogEntryAdded", ParentType, ContextType, RequireFields<SubscriptionTrafficLogEntryAddedArgs, 'deviceId'>>;
 };
 
+export type TrafficExportResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TrafficExport'] = ResolversParentTypes['TrafficExport']> = {
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  format?: Resolver<ResolversTypes['TrafficExportFormat'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
+};
+
 export type TrafficLogConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TrafficLogConnection'] = ResolversParentTypes['TrafficLogConnection']> = {
   edges?: Resolver<Array<ResolversTypes['TrafficLogEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['TrafficLogEntry']>, ParentType, ContextType>;
@@ -1373,6 +1447,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   ChartBucket?: ChartBucketResolvers<ContextType>;
   Control?: ControlResolvers<ContextType>;
   CreateSecurityFrameworkPayload?: CreateSecurityFrameworkPayloadResolvers<ContextType>;
+  CreateTrafficExportPayload?: CreateTrafficExportPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteSecurityFrameworkPayload?: DeleteSecurityFrameworkPayloadResolvers<ContextType>;
   DeleteWebProtectionRecordPayload?: DeleteWebProtectionRecordPayloadResolvers<ContextType>;
@@ -1395,6 +1470,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   SecurityFrameworkConnection?: SecurityFrameworkConnectionResolvers<ContextType>;
   SecurityFrameworkEdge?: SecurityFrameworkEdgeResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  TrafficExport?: TrafficExportResolvers<ContextType>;
   TrafficLogConnection?: TrafficLogConnectionResolvers<ContextType>;
   TrafficLogEdge?: TrafficLogEdgeResolvers<ContextType>;
   TrafficLogEntry?: TrafficLogEntryResolvers<ContextType>;

@@ -1,4 +1,4 @@
-// CORS for /graphql: Apollo Sandbox's origins and the configured front ends get the CORS headers,
+// CORS for /graphql and export downloads: Apollo Sandbox's origins and the configured front ends get the CORS headers,
 // on the preflight and on the request; any other origin gets none at all (the `cors` package
 // alone would still send the allowed methods and headers to everyone).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +13,9 @@ export function corsMiddleware(configuredOrigins: readonly string[]): Middleware
   const allowed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
   const handler = cors({
     origin: true, // reflects the origin, which is known to be allowed when the handler runs
-    methods: ['GET', 'POST', 'OPTIONS'],
+    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    // A front end that fetches an export (rather than following its link) reads the file name.
+    exposedHeaders: ['content-disposition'],
     allowedHeaders: ['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
     maxAge: 600,
   });

@@ -2,6 +2,7 @@
 // as in the tests), the operation and upstream series, and the process's default metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallRecord } from '../upstream/client.ts';
+import { ExportMetrics } from './export-metrics.ts';
 import { TailMetrics } from './tail-metrics.ts';
 
 /** `upstream_circuit_state` values. */
@@ -20,6 +21,7 @@ export class GatewayMetrics {
   readonly upstreamRetries: Counter<'route'>;
   readonly circuitState: Gauge<'upstream'>;
   readonly tail: TailMetrics;
+  readonly exports: ExportMetrics;
   readonly #operationNames = new Set<string>();
 
   constructor() {
@@ -50,6 +52,7 @@ export class GatewayMetrics {
       registers,
     });
     this.tail = new TailMetrics(registers);
+    this.exports = new ExportMetrics(registers);
     collectDefaultMetrics({ register: this.registry });
   }
 

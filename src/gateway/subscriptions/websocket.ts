@@ -28,6 +28,7 @@ export interface SubscriptionServerOptions {
   maxSubscriptionsPerConnection: number;
   maxConnectionsPerKey: number;
   createContext(input: ContextInput): GatewayContext;
+  originOf(req: IncomingMessage): string;
   formatError: FormatError;
   logger: Logger;
   metrics: TailMetrics;
@@ -103,7 +104,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
         connection.subscriptions.set(id, abort);
         connection.subscribed += 1;
         activeSubscriptions += 1;
-        const contextValue = options.createContext({ requestId: `${connection.id}/${id}`, apiKey: connection.apiKey, signal: abort.signal });
+        const contextValue = options.createContext({ requestId: `${connection.id}/${id}`, apiKey: connection.apiKey, signal: abort.signal, origin: options.originOf(ctx.extra.request) });
         return {
           schema: options.rules.schema,
           document: checked.document,

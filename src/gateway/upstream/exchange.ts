@@ -65,7 +65,7 @@ function networkCode(err: unknown): string | undefined {
 }
 
 /** A failed exchange as an upstream outcome; undefined for an error that is the gateway's own bug. */
-function outcomeOfNetworkError(err: unknown): UpstreamOutcome | undefined {
+export function outcomeOfNetworkError(err: unknown): UpstreamOutcome | undefined {
   // Its `code` is llhttp's (HPE_…), and absent for some replies that are not HTTP at all.
   if (err instanceof undiciErrors.HTTPParserError) return { kind: 'badResponse', status: null, reason: 'not valid HTTP' };
   const code = networkCode(err);

@@ -8,6 +8,7 @@ import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
 import { chartBuckets, webStats } from '../common/statistics.ts';
 import { normalisedSet, wireOrder } from './list-arguments.ts';
 import { trafficConnection } from './traffic.ts';
+import { createTrafficExport } from './traffic-export.ts';
 import { trafficLogEntryAdded } from './tail/subscription.ts';
 
 // v1's `order` field for each order of the schema: keyed by the generated enums, so a value added
@@ -56,6 +57,7 @@ export const protectionDeviceResolvers = {
     },
     trafficLog: (_parent, args, context) => trafficConnection(args.deviceId, args, context),
   },
+  Mutation: { createTrafficExport },
   Subscription: { trafficLogEntryAdded },
   ProtectionDevice: {
     id: (device) => String(device.id),

@@ -6,7 +6,7 @@ import { requirePositiveId } from '../common/arguments.ts';
 import { trafficFilter, wireOrder } from './list-arguments.ts';
 import type { WireTrafficLogEntry } from './wire.ts';
 
-const TRAFFIC_ORDER_FIELDS: Record<TrafficLogOrderField, string> = {
+export const TRAFFIC_ORDER_FIELDS: Record<TrafficLogOrderField, string> = {
   DATE_TIME: 'date_time',
   ID: 'id',
   TYPE: 'type',

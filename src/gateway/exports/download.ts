@@ -1,0 +1,163 @@
+// `GET /exports/<token>`: the v1 export a link stands for, streamed through. Nothing is buffered:
+// the upstream body is piped to the client, so the gateway reads from v1 only as fast as the
+// client takes it, and a client that leaves cancels the upstream download at once. Before the
+// first byte a failure is a JSON error body; after it the connection is cut, so a partial file is
+// never mistaken for a whole one (the chunked body lacks its terminator).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { ErrorCode, type GatewayError } from '../errors.ts';
+import type { ExportMetrics } from '../observability/export-metrics.ts';
+import { isAvailabilityFailure } from '../upstream/circuit-breaker.ts';
+import { parseJsonObject, upstreamDetail } from '../upstream/envelope.ts';
+import { outcomeOfNetworkError } from '../upstream/exchange.ts';
+import { redactKey, upstreamError, type UpstreamOutcome } from '../upstream/outcome.ts';
+import { fillPath, routes } from '../upstream/routes.ts';
+import type { Transport } from '../upstream/transport.ts';
+import { TOKEN_PATTERN, type ExportFormat, type ExportLink, type ExportLinkStore } from './links.ts';
+
+const CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' };
+/** An upstream's error answer is read up to this much: enough for its envelope. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export interface ExportRouteOptions {
+  links: ExportLinkStore;
+  transport: Transport;
+  /** Deadline of the upstream's first byte, and of each gap between two pieces of its body. */
+  deadlineMs: number;
+  metrics: ExportMetrics;
+  logger: Logger;
+}
+
+function sendError(res: ServerResponse, status: number, message: string, extensions: Record<string, unknown>, head = false): void {
+  const text = JSON.stringify({ errors: [{ message, extensions }] });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.end(head ? undefined : text);
+}
+
+/** What the browser is told of the file: its type and the name it is saved under. */
+function fileHeaders(link: ExportLink): Record<string, string> {
+  const day = new Date().toISOString().slice(0, 10);
+  return {
+    'content-type': CONTENT_TYPES[link.format],
+    'content-disposition': `attachment; filename="traffic-${link.deviceId}-${day}.${link.format}"`,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+function upstreamPath(transport: Transport, link: ExportLink): string {
+  const query = new URLSearchParams({ export: link.format, order: link.order });
+  for (const action of link.actions ?? []) query.append('actions[]', action);
+  if (link.search) query.set('search', link.search);
+  return `${transport.basePath}${fillPath(routes.listTraffic, { id: link.deviceId })}?${query}`;
+}
+
+/** The HTTP status of a failure before the first byte: the link's key or device, or the upstream. */
+function statusOf(error: GatewayError): number {
+  if (error.code === ErrorCode.UNAUTHENTICATED) return 401;
+  if (error.code === ErrorCode.FORBIDDEN) return 403;
+  if (error.code === ErrorCode.NOT_FOUND) return 404;
+  if (error.code === ErrorCode.RATE_LIMITED) return 429;
+  return 502;
+}
+
+async function errorOutcome(response: Dispatcher.ResponseData): Promise<UpstreamOutcome> {
+  let text = '';
+  for await (const chunk of response.body) {
+    text += String(chunk);
+    if (text.length > MAX_ERROR_BODY_BYTES) {
+      response.body.destroy();
+      break;
+    }
+  }
+  const retryAfter = response.headers['retry-after'];
+  return { kind: 'status', status: response.statusCode, detail: upstreamDetail(response.statusCode, parseJsonObject(text)), retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+}
+
+export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage, res: ServerResponse, token: string) => Promise<void> {
+  const { transport, metrics, logger } = options;
+  return async (req, res, token) => {
+    const head = req.method === 'HEAD';
+    if (req.method !== 'GET' && !head) {
+      res.setHeader('allow', 'GET, HEAD');
+      return sendError(res, 405, 'An export link is read with GET (or HEAD for its headers).', { code: 'METHOD_NOT_ALLOWED' });
+    }
+    const link = TOKEN_PATTERN.test(token) ? await options.links.get(token) : undefined;
+    if (!link) {
+      return sendError(res, 404, 'This export link does not exist or has expired: create another with createTrafficExport.', { code: ErrorCode.NOT_FOUND }, head);
+    }
+    if (head) {
+      res.writeHead(200, fileHeaders(link));
+      return void res.end();
+    }
+
+    const startedAt = performance.now();
+    metrics.started.inc();
+    let bytes = 0;
+    const done = (outcome: 'finished' | 'client_gone' | 'upstream_failed' | 'refused', code?: string) => {
+      metrics.ended.inc({ outcome });
+      logger.info(
+        { export: { device: link.deviceId, format: link.format, bytes, durationMs: Math.round(performance.now() - startedAt), outcome, ...(code ? { code } : {}) } },
+        'traffic export',
+      );
+    };
+    const refuse = (error: GatewayError) => {
+      const { upstream, ...rest } = error.extensions;
+      sendError(res, statusOf(error), error.message, { ...rest, ...(upstream ? { upstream: redactKey(upstream, link.apiKey) } : {}) });
+      done('refused', error.code);
+    };
+
+    const permit = transport.breaker.acquire();
+    if (!permit) return refuse(upstreamError({ kind: 'circuitOpen' }, 'GET'));
+    // The client leaving cancels the upstream download, at any point.
+    const cancel = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) cancel.abort();
+    });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await transport.pool.request({
+        method: 'GET',
+        path: upstreamPath(transport, link),
+        headers: { 'x-service-token': link.apiKey, accept: CONTENT_TYPES[link.format] },
+        signal: cancel.signal,
+        headersTimeout: options.deadlineMs,
+        bodyTimeout: options.deadlineMs,
+      });
+    } catch (error) {
+      if (cancel.signal.aborted) {
+        permit.release();
+        return done('client_gone');
+      }
+      const outcome = outcomeOfNetworkError(error);
+      if (!outcome) throw error;
+      if (isAvailabilityFailure(outcome)) permit.failure();
+      else permit.release();
+      return refuse(upstreamError(outcome, 'GET'));
+    }
+    if (response.statusCode !== 200) {
+      const outcome = await errorOutcome(response).catch((): UpstreamOutcome => ({ kind: 'unavailable', sent: true, cause: 'connection reset' }));
+      if (isAvailabilityFailure(outcome)) permit.failure();
+      else permit.success();
+      return refuse(upstreamError(outcome, 'GET'));
+    }
+    permit.success();
+    res.writeHead(200, fileHeaders(link));
+    response.body.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    try {
+      await pipeline(response.body, res);
+      metrics.bytes.inc(bytes);
+      done('finished');
+    } catch {
+      metrics.bytes.inc(bytes);
+      // Cut, never ended cleanly: without the chunked terminator the client knows the file is partial.
+      res.destroy();
+      done(cancel.signal.aborted ? 'client_gone' : 'upstream_failed');
+    }
+  };
+}
+
