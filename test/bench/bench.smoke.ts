@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFlags } from '../helpers/start-script.ts';
 import type { BenchResults } from './results.ts';
+import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,7 +67,10 @@ describe('npm run bench on a tiny database', () => {
     const tail = results.tail as TailFigures;
     expect(tail.deliveries).toBeGreaterThan(0);
     expect([tail.lost, tail.duplicated, tail.outOfOrder, tail.errors]).toEqual([0, 0, 0, 0]);
-    expect(results.checks).toHaveLength(13);
+    const exported = results.export as ExportFigures;
+    expect(exported.identical).toBe(true);
+    expect(exported.rows).toBeGreaterThanOrEqual(2_000);
+    expect(results.checks).toHaveLength(15);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);
   }, 300_000);

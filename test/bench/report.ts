@@ -122,6 +122,17 @@ export function textReport(results: BenchResults): string {
     );
   }
 
+  const exported = results.export;
+  if (exported && 'error' in exported) out.push('', `Export through the gateway: not measured (${exported.error})`);
+  else if (exported) {
+    out.push(
+      '',
+      `Export, CSV of device ${exported.deviceId}: ${exported.rows.toLocaleString('en')} rows, ${f(exported.megabytes)} MB; ` +
+        `direct ${f(exported.direct.rowsPerSecond, 0)} rows/s (${f(exported.direct.seconds, 2)} s), through the gateway ${f(exported.gateway.rowsPerSecond, 0)} rows/s ` +
+        `(${f(exported.gateway.seconds, 2)} s) = ${f(exported.ratio, 2)} x; gateway RSS ${f(exported.gatewayRssBeforeMB)} -> peak ${f(exported.gatewayRssPeakMB)} MB`,
+    );
+  }
+
   out.push('', 'Targets:');
   for (const check of results.checks) out.push(`  [${check.met ? 'met' : 'NOT MET'}] ${check.name}: ${check.detail}`);
   return out.join('\n');

@@ -2,6 +2,7 @@
 import type { LoadResult } from './load.ts';
 import type { MemorySample } from './proc.ts';
 import type { ReferenceFigures } from './reference-figures.ts';
+import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
 import type { BenchSettings } from './settings.ts';
 
@@ -96,5 +97,6 @@ export interface BenchResults {
   };
   reference: ReferenceFigures | { error: string } | null;
   tail: TailFigures | { error: string } | null;
+  export: ExportFigures | { error: string } | null;
   checks: TargetCheck[];
 }

@@ -20,7 +20,8 @@ import { isSettingError, readSettings, type BenchSettings } from './settings.ts'
 import { buildShapes, type Shape } from './shapes.ts';
 import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
 import { benchTail } from './tail.ts';
-import { evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
+import { benchExport } from './export.ts';
+import { evaluateExportTargets, evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
 
 /** Shape 1 reads an ordinary device, not the hot one. */
 const TRAFFIC_DEVICE = '2';
@@ -111,6 +112,16 @@ async function main(): Promise<void> {
       }
     }
 
+    let exported: BenchResults['export'] = null;
+    if (settings.export && settings.seed.hotTraffic > 0) {
+      log(`\nExport: CSV of device ${HOT_DEVICE} through the gateway's link against v1's own`);
+      try {
+        exported = await benchExport({ gatewayUrl: stack.gatewayUrl, gatewayPid: stack.gateway.pid, v1Url: stack.v1Url, key: settings.key, deviceId: HOT_DEVICE }, log);
+      } catch (error) {
+        exported = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+
     let reference: BenchResults['reference'] = null;
     if (settings.reference && settings.seed.hotTraffic > 0) {
       log(`\nReference service: search, CSV and NDJSON export on device ${HOT_DEVICE}`);
@@ -155,12 +166,14 @@ async function main(): Promise<void> {
       memory: memoryFigures,
       reference,
       tail,
+      export: exported,
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
         ...evaluateTargets(results, memoryFigures),
         ...evaluateReferenceTargets(reference),
         ...evaluateTailTargets(tail),
+        ...evaluateExportTargets(exported),
       ],
     };
     const text = textReport(report);

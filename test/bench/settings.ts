@@ -12,6 +12,7 @@
 //   BENCH_GATEWAY_LOG_LEVEL=info, BENCH_GATEWAY_LOG_FILE, BENCH_GATEWAY_PROFILE=1
 //   BENCH_GATEWAY_NODE_FLAGS   extra node flags for the gateway only (e.g. heap sizes, to try them)
 //   BENCH_REFERENCE=0      skip the reference service's search and export figures
+//   BENCH_EXPORT=0         skip the export through the gateway's link against v1's own (the hot device)
 //   BENCH_TAIL=0           skip the live traffic tail (1,000 subscribers over 50 devices, 100 entries/s)
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
@@ -45,6 +46,8 @@ export interface BenchSettings {
   searches: string[];
   /** Measure the reference service's search and export on the hot device. */
   reference: boolean;
+  /** Measure an export through the gateway against v1's own. */
+  export: boolean;
   /** Measure the live traffic tail. */
   tail: boolean;
   key: string;
@@ -106,6 +109,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     searches: (read(env, 'BENCH_SEARCHES') ?? DEFAULT_SEARCHES).split(',').map((search) => search.trim()).filter(Boolean),
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
     tail: (read(env, 'BENCH_TAIL') ?? '1') !== '0',
+    export: (read(env, 'BENCH_EXPORT') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
   };
 }

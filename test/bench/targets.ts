@@ -148,3 +148,23 @@ export function evaluateTailTargets(tail: BenchResults['tail']): TargetCheck[] {
     },
   ];
 }
+
+/** The export link: at least 0.8 of v1's own rows per second, and flat memory while it streams. */
+export function evaluateExportTargets(exported: BenchResults['export']): TargetCheck[] {
+  if (exported === null) return [];
+  const label = 'export through the gateway';
+  if ('error' in exported) return [{ name: `${label}: measured`, met: false, detail: exported.error }];
+  const growth = exported.gatewayRssPeakMB - exported.gatewayRssBeforeMB;
+  return [
+    {
+      name: `${label}: the same bytes as v1's, rows/s >= 0.8 x direct`,
+      met: exported.identical && exported.ratio >= 0.8,
+      detail: `${exported.rows} rows (${fixed(exported.megabytes, 1)} MB): ${fixed(exported.gateway.rowsPerSecond, 0)} vs ${fixed(exported.direct.rowsPerSecond, 0)} rows/s = ${fixed(exported.ratio)} x; identical ${exported.identical}`,
+    },
+    {
+      name: `${label}: gateway RSS growth <= 32 MB`,
+      met: growth <= 32,
+      detail: `${fixed(exported.gatewayRssBeforeMB)} -> peak ${fixed(exported.gatewayRssPeakMB)} MB (+${fixed(growth)} MB)`,
+    },
+  ];
+}
