@@ -66,7 +66,7 @@ async function main(): Promise<void> {
 
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ ...config, upstreamUrl, demoKey });
+    gateway = await startGateway({ ...config, upstreamUrl, demoKey, embeddedDemo: embedded !== undefined });
   } catch (error) {
     await embedded?.close();
     const code = (error as NodeJS.ErrnoException).code;

@@ -229,6 +229,14 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
     expect(frameworkId).toMatch(/^\d+$/);
   });
 
+  it('lets a front-end dev server on localhost call it (CORS) with no setting', async () => {
+    const answer = await fetch(gatewayUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-service-token' },
+    });
+    expect(answer.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+  });
+
   it("follows device 1's traffic as the demo's simulator logs it, with the demo key", async () => {
     tail = tailClient(gatewayUrl, { 'x-service-token': DEMO_ADMIN_KEY });
     following = tail.subscribe({ deviceId: '1' });

@@ -47,6 +47,8 @@ export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
   /** Embedded demo only: the key Sandbox's shared headers start with. */
   demoKey?: string;
+  /** In front of the embedded reference service (no UPSTREAM_URL): local dev servers pass CORS. */
+  embeddedDemo?: boolean;
   logger?: Logger;
 }
 
@@ -162,7 +164,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   metrics.tail.watch(() => ({ connections: subscriptions.connections, subscriptions: tail.subscriptions, pollers: tail.pollers }));
 
-  const corsHandler = corsMiddleware(options.corsOrigins);
+  const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     let body: unknown;

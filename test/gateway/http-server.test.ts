@@ -271,18 +271,18 @@ describe('GET and CSRF prevention', () => {
   });
 });
 
-describe('CORS', () => {
-  async function preflight(from: string) {
-    return fetch(stack.gateway.url, {
-      method: 'OPTIONS',
-      headers: {
-        origin: from,
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type,x-service-token',
-      },
-    });
-  }
+async function preflight(from: string) {
+  return fetch(stack.gateway.url, {
+    method: 'OPTIONS',
+    headers: {
+      origin: from,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,x-service-token',
+    },
+  });
+}
 
+describe('CORS', () => {
   it.each([SANDBOX_ORIGIN, 'https://studio.apollographql.com', APP_ORIGIN])('allows %s on preflight and on the request', async (from) => {
     const answer = await preflight(from);
     expect(answer.status).toBe(204);
@@ -313,6 +313,39 @@ describe('CORS', () => {
       expect([...actual.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
     },
   );
+});
+
+describe('CORS for front-end dev servers', () => {
+  const preflightTo = (url: string, from: string) =>
+    fetch(url, { method: 'OPTIONS', headers: { origin: from, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-service-token' } });
+
+  it('allows http://localhost and http://127.0.0.1 on any port in the embedded demo, without a setting', async () => {
+    const demo = await startStack({ gateway: { embeddedDemo: true } });
+    try {
+      for (const from of ['http://localhost:5173', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'http://localhost']) {
+        const answer = await preflightTo(demo.gateway.url, from);
+        expect(answer.headers.get('access-control-allow-origin'), from).toBe(from);
+        const actual = await postGraphQL(demo.gateway.url, { query: '{ __typename }' }, { origin: from, 'x-service-token': TEST_KEYS.admin });
+        expect(actual.headers.get('access-control-allow-origin'), from).toBe(from);
+      }
+      for (const from of ['https://localhost:5173', 'http://localhost.evil.net', 'http://192.168.1.2:5173']) {
+        expect((await preflightTo(demo.gateway.url, from)).headers.get('access-control-allow-origin'), from).toBeNull();
+      }
+    } finally {
+      await demo.close();
+    }
+  });
+
+  it('keeps to CORS_ORIGINS in front of a configured upstream, and in production', async () => {
+    // The suite's stack is a configured upstream (no embedded demo).
+    expect((await preflight('http://localhost:5173')).headers.get('access-control-allow-origin')).toBeNull();
+    const production = await startStack({ gateway: { embeddedDemo: true, production: true } });
+    try {
+      expect((await preflightTo(production.gateway.url, 'http://localhost:5173')).headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await production.close();
+    }
+  });
 });
 
 describe('body-size limit', () => {

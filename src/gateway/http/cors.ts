@@ -9,8 +9,17 @@ export const SANDBOX_ORIGINS = ['https://sandbox.embed.apollographql.com', 'http
 
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
-export function corsMiddleware(configuredOrigins: readonly string[]): Middleware {
-  const allowed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
+/** A front-end dev server on this machine (Vite, Next, webpack…), on any port. */
+const LOCAL_DEV_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+/**
+ * `localDevServers`: also allow http://localhost:<any port> and http://127.0.0.1:<any port> — on in
+ * the embedded demo outside production, where a newcomer's dev server should just work; a real
+ * deployment lists its front ends in CORS_ORIGINS.
+ */
+export function corsMiddleware(configuredOrigins: readonly string[], { localDevServers = false } = {}): Middleware {
+  const listed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
+  const allowed = { has: (origin: string) => listed.has(origin) || (localDevServers && LOCAL_DEV_ORIGIN.test(origin)) };
   const handler = cors({
     origin: true, // reflects the origin, which is known to be allowed when the handler runs
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
