@@ -52,3 +52,18 @@ describe('schema descriptions', () => {
     expect(schema.getType('IPv4')?.description).not.toContain('A field whose value');
   });
 });
+
+describe('the known protection services', () => {
+  const schema = makeExecutableSchema({ typeDefs, resolvers: scalarResolvers });
+  const known = ['waf', 'ddos', 'bot_protection', 'rate_limiting', 'api_protection', 'cdn'];
+
+  it('are named wherever a services list is read or written', () => {
+    const places: [string, string | null | undefined][] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!(isObjectType(type) || isInputObjectType(type)) || isIntrospectionType(type)) continue;
+      for (const field of Object.values(type.getFields())) if (field.name === 'services') places.push([`${type.name}.services`, field.description]);
+    }
+    expect(places.map(([name]) => name).sort()).toEqual(['ProtectionDevice.services', 'ProtectionDeviceFilter.services', 'WebProtectionRecord.services', 'WebProtectionRecordInput.services']);
+    for (const [name, description] of places) for (const service of known) expect(description, name).toContain(`\`${service}\``);
+  });
+});

@@ -503,8 +503,9 @@ export type ProtectionDevice = {
    */
   privateIp?: Maybe<Scalars['IPv4']['output']>;
   /**
-   * The protection services the device runs. The set of services is the service's and may grow,
-   * so they are plain strings.
+   * The protection services the device runs. Known values: `waf` (web application firewall), `ddos` (DDoS mitigation), `bot_protection`,
+   * `rate_limiting`, `api_protection` and `cdn`; the set is the service's and may grow, so they are
+   * plain strings.
    */
   services: Array<Scalars['String']['output']>;
   /**
@@ -564,7 +565,10 @@ export type ProtectionDeviceEdge = {
 export type ProtectionDeviceFilter = {
   /** Only the devices of this organization. An organization's key may name only its own. */
   organizationId?: InputMaybe<Scalars['ID']['input']>;
-  /** Only the devices that run at least one of these services. */
+  /**
+   * Only the devices that run at least one of these services (`waf`, `ddos`, `bot_protection`,
+   * `rate_limiting`, `api_protection`, `cdn`; an unknown one matches no device).
+   */
   services?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
@@ -984,8 +988,9 @@ export type WebProtectionRecord = {
   /** The organization the record is installed for. */
   organization: Organization;
   /**
-   * The protection services activated for the web application, such as `waf` or `ddos`. The set
-   * of services is the service's and may grow, so they are plain strings.
+   * The protection services activated for the web application. Known values: `waf` (web application firewall), `ddos` (DDoS mitigation), `bot_protection`,
+   * `rate_limiting`, `api_protection` and `cdn`; the set is the service's and may grow, so they are
+   * plain strings.
    */
   services: Array<Scalars['String']['output']>;
 };
@@ -1006,7 +1011,10 @@ export type WebProtectionRecordInput = {
   fqdn?: InputMaybe<Scalars['String']['input']>;
   /** Move the record to this organization, which must exist and which the key may act on. */
   organizationId?: InputMaybe<Scalars['ID']['input']>;
-  /** The protection services to activate, replacing the current ones; each at most once. */
+  /**
+   * The protection services to activate, replacing the current ones; each at most once. Known values: `waf` (web application firewall), `ddos` (DDoS mitigation), `bot_protection`,
+   * `rate_limiting`, `api_protection` and `cdn`: the service refuses others with `BAD_USER_INPUT`.
+   */
   services?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 

@@ -45,7 +45,10 @@ export type OrderDirection =
 export type ProtectionDeviceFilter = {
   /** Only the devices of this organization. An organization's key may name only its own. */
   organizationId?: string | number | null | undefined;
-  /** Only the devices that run at least one of these services. */
+  /**
+   * Only the devices that run at least one of these services (`waf`, `ddos`, `bot_protection`,
+   * `rate_limiting`, `api_protection`, `cdn`; an unknown one matches no device).
+   */
   services?: Array<string> | null | undefined;
 };
 
@@ -147,7 +150,10 @@ export type WebProtectionRecordInput = {
   fqdn?: string | null | undefined;
   /** Move the record to this organization, which must exist and which the key may act on. */
   organizationId?: string | number | null | undefined;
-  /** The protection services to activate, replacing the current ones; each at most once. */
+  /**
+   * The protection services to activate, replacing the current ones; each at most once. Known values: `waf` (web application firewall), `ddos` (DDoS mitigation), `bot_protection`,
+   * `rate_limiting`, `api_protection` and `cdn`: the service refuses others with `BAD_USER_INPUT`.
+   */
   services?: Array<string> | null | undefined;
 };
 
