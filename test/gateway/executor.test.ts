@@ -279,8 +279,8 @@ describe('errors over HTTP as graphql-js reports them', () => {
     const response = await expectAsGraphqlJs<any>(ExecFrameworkTwiceDocument, { organizationId: '2', a: '1', b: '2' }, { key: ORG1_KEY });
     expect(response.data).toEqual({ a: null, b: null });
     expect(errorsAsSeen(response.errors)).toEqual([
-      { message: expect.stringMatching(/^The API key may not act on this organization/), path: ['a'], code: 'FORBIDDEN' },
-      { message: expect.stringMatching(/^The API key may not act on this organization/), path: ['b'], code: 'FORBIDDEN' },
+      { message: expect.stringMatching(/^Forbidden: /), path: ['a'], code: 'FORBIDDEN' },
+      { message: expect.stringMatching(/^Forbidden: /), path: ['b'], code: 'FORBIDDEN' },
     ]);
     // One failure: the organization's list was asked for once.
     expect(stack.proxy.calls.map((call) => call.path)).toEqual(['/api/v1/organizations/2/security-frameworks']);

@@ -154,13 +154,14 @@ describe('a read: the faulty field is null with its error, the other keeps its d
         upstream: { status: 401, error: 1, messages: [{ code: 'unauthenticated', message: 'unknown key [redacted]' }] },
       }],
     ['a 403', envelopeError(403, [{ code: 'forbidden', message: 'Not your organization' }]), 1,
-      'The API key may not act on this organization: Not your organization', {
+      'Forbidden: Not your organization', {
         code: 'FORBIDDEN',
         upstream: { status: 403, error: 1, messages: [{ code: 'forbidden', message: 'Not your organization' }] },
       }],
     ['a 400', envelopeError(400, [{ code: 'invalid', message: 'organizationid must be an integer', field: 'organizationid' }]), 1,
-      'The upstream service rejected the input: organizationid must be an integer', {
+      'Invalid input: organizationId must be an integer', {
         code: 'BAD_USER_INPUT',
+        field: 'organizationId',
         upstream: { status: 400, error: 1, messages: [{ code: 'invalid', message: 'organizationid must be an integer', field: 'organizationid' }] },
       }],
   ])('%s', async (_name, behaviour, attempts, message, extensions) => {
@@ -232,11 +233,12 @@ describe('a mutation: sent once, and an unknown outcome said as such', () => {
     ['a 403', envelopeError(403, [{ code: 'forbidden', message: 'Not yours' }]), {
       code: 'FORBIDDEN',
       upstream: { status: 403, error: 1, messages: [{ code: 'forbidden', message: 'Not yours' }] },
-    }, 'The API key may not act on this organization: Not yours'],
+    }, 'Forbidden: Not yours'],
     ['a 400', envelopeError(400, [{ code: 'invalid', message: 'id must be positive', field: 'id' }]), {
       code: 'BAD_USER_INPUT',
+      field: 'id',
       upstream: { status: 400, error: 1, messages: [{ code: 'invalid', message: 'id must be positive', field: 'id' }] },
-    }, 'The upstream service rejected the input: id must be positive'],
+    }, 'Invalid input: id must be positive'],
     ['a body that is not JSON', notJson, {
       code: 'UPSTREAM_BAD_RESPONSE',
       upstream: { status: 200, error: null, messages: [] },

@@ -209,7 +209,7 @@ export class UpstreamClient {
       return { ok: true, value };
     } catch (err) {
       if (err instanceof AttemptFailed) {
-        const error = upstreamError(err.outcome, method);
+        const error = upstreamError(err.outcome, method, route.fields);
         outcome = error.code;
         cause = err.outcome.kind === 'timeout' ? 'timeout' : err.outcome.kind === 'unavailable' ? err.outcome.cause : undefined;
         // Running out of the operation's time says nothing of the upstream's health.

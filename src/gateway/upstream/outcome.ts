@@ -2,6 +2,7 @@
 // to the contract's error codes (graphql.md, "Errors"): statuses to codes, the upstream's messages
 // normalised, the key redacted from them, and `Retry-After` read in one place.
 import { ErrorCode, UpstreamError, defaultMessage, type UpstreamDetail, type UpstreamMessage } from '../errors.ts';
+import { inGraphQLWords, type FieldNames } from './field-names.ts';
 
 /** Why the network failed a call, as an operator's log line says it. */
 export type NetworkCause =
@@ -46,21 +47,24 @@ function codeForStatus(status: number): ErrorCode {
   return ErrorCode.UPSTREAM_BAD_RESPONSE; // 1xx/3xx: nothing in the contract answers so
 }
 
-/** Codes whose message may repeat the upstream's first message: it describes the caller's request. */
-const ECHOES_UPSTREAM_MESSAGE = new Set<ErrorCode>([
-  ErrorCode.UNAUTHENTICATED,
-  ErrorCode.FORBIDDEN,
-  ErrorCode.NOT_FOUND,
-  ErrorCode.BAD_USER_INPUT,
-  ErrorCode.UPSTREAM_ERROR,
-]);
+/**
+ * Codes whose message carries the upstream's first message (it describes the caller's request),
+ * after a short lead that names the code's meaning without saying again what the upstream says.
+ */
+const LEAD: Partial<Record<ErrorCode, string>> = {
+  [ErrorCode.UNAUTHENTICATED]: defaultMessage.UNAUTHENTICATED,
+  [ErrorCode.FORBIDDEN]: 'Forbidden',
+  [ErrorCode.NOT_FOUND]: 'Not found',
+  [ErrorCode.BAD_USER_INPUT]: 'Invalid input',
+  [ErrorCode.UPSTREAM_ERROR]: defaultMessage.UPSTREAM_ERROR,
+};
 
 /**
  * The single mapping from an upstream outcome to a GraphQL error (graphql.md, "Errors").
  * `method` is the HTTP method of the call: a non-GET call that timed out or was cut after sending
  * gets `outcome: 'UNKNOWN'`, since its change may or may not have happened.
  */
-export function upstreamError(outcome: UpstreamOutcome, method: string): UpstreamError {
+export function upstreamError(outcome: UpstreamOutcome, method: string, fields?: FieldNames): UpstreamError {
   const mutation = method.toUpperCase() !== 'GET';
   switch (outcome.kind) {
     case 'timeout':
@@ -84,13 +88,21 @@ export function upstreamError(outcome: UpstreamOutcome, method: string): Upstrea
       });
     case 'status': {
       const code = codeForStatus(outcome.status);
-      const first = outcome.detail.messages[0]?.message;
-      const base = defaultMessage[code];
-      const message = first && ECHOES_UPSTREAM_MESSAGE.has(code) ? `${base}: ${first}` : base;
+      const { messages } = outcome.detail;
+      const first = messages[0];
+      const lead = LEAD[code];
+      // The input at fault in the client's words (`input.controls[2].weight`, `filter.search`).
+      const field = first?.field === undefined ? undefined : fields?.(first.field);
+      let message = defaultMessage[code];
+      if (lead !== undefined && first?.message) {
+        const more = code === ErrorCode.BAD_USER_INPUT && messages.length > 1 ? ` (and ${messages.length - 1} more in extensions.upstream.messages)` : '';
+        message = `${lead}: ${inGraphQLWords(first.message, first.field, field)}${more}`;
+      }
       const retryAfter = code === ErrorCode.RATE_LIMITED ? parseRetryAfter(outcome.retryAfter) : undefined;
       return new UpstreamError(message, {
         code,
         upstream: outcome.detail,
+        ...(field === undefined || code !== ErrorCode.BAD_USER_INPUT ? {} : { field }),
         ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     }

@@ -7,6 +7,7 @@ import { webProtectionRecord } from '../domains/web-protection/wire.ts';
 import { protectionDevice, trafficLogEntry } from '../domains/protection-devices/wire.ts';
 import { positiveInt } from './check.ts';
 import { fieldOf, listOf, type ResultCheck } from './envelope.ts';
+import { FIELD_NAMES, type FieldNames } from './field-names.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -16,23 +17,25 @@ export interface Route<T> {
   /** `GET /api/v1/atb/{id}/traffic`: how a call is named in `onCall`, logs and metrics. */
   readonly name: string;
   readonly result: ResultCheck<T>;
+  /** How v1's names of this call's parameters and body read in GraphQL, for error messages. */
+  readonly fields?: FieldNames;
 }
 
-function route<T>(method: HttpMethod, template: string, result: ResultCheck<T>): Route<T> {
-  return { method, template, name: `${method} ${template}`, result };
+function route<T>(method: HttpMethod, template: string, result: ResultCheck<T>, fields?: FieldNames): Route<T> {
+  return { method, template, name: `${method} ${template}`, result, ...(fields ? { fields } : {}) };
 }
 
 const frameworkPath = '/api/v1/organizations/{organizationid}/security-frameworks/{frameworkid}';
 
 export const routes = {
-  createSecurityFramework: route('POST', '/api/v1/V-Ciso/security-frameworks', fieldOf('security_framework', positiveInt)),
-  listSecurityFrameworks: route('GET', '/api/v1/organizations/{organizationid}/security-frameworks', listOf(securityFramework)),
-  updateSecurityFramework: route('PUT', frameworkPath, fieldOf('security_framework', securityFramework)),
-  deleteSecurityFramework: route('DELETE', frameworkPath, fieldOf('security_framework', securityFramework)),
-  updateWebProtectionRecord: route('PUT', '/api/v1/cloud-defender/{id}', fieldOf('data', webProtectionRecord)),
-  deleteWebProtectionRecord: route('DELETE', '/api/v1/cloud-defender/{id}', fieldOf('data', webProtectionRecord)),
-  listProtectionDevices: route('GET', '/api/v1/atb', listOf(protectionDevice)),
-  listTraffic: route('GET', '/api/v1/atb/{id}/traffic', listOf(trafficLogEntry)),
+  createSecurityFramework: route('POST', '/api/v1/V-Ciso/security-frameworks', fieldOf('security_framework', positiveInt), FIELD_NAMES.createSecurityFramework),
+  listSecurityFrameworks: route('GET', '/api/v1/organizations/{organizationid}/security-frameworks', listOf(securityFramework), FIELD_NAMES.listSecurityFrameworks),
+  updateSecurityFramework: route('PUT', frameworkPath, fieldOf('security_framework', securityFramework), FIELD_NAMES.updateSecurityFramework),
+  deleteSecurityFramework: route('DELETE', frameworkPath, fieldOf('security_framework', securityFramework), FIELD_NAMES.deleteSecurityFramework),
+  updateWebProtectionRecord: route('PUT', '/api/v1/cloud-defender/{id}', fieldOf('data', webProtectionRecord), FIELD_NAMES.updateWebProtectionRecord),
+  deleteWebProtectionRecord: route('DELETE', '/api/v1/cloud-defender/{id}', fieldOf('data', webProtectionRecord), FIELD_NAMES.deleteWebProtectionRecord),
+  listProtectionDevices: route('GET', '/api/v1/atb', listOf(protectionDevice), FIELD_NAMES.listProtectionDevices),
+  listTraffic: route('GET', '/api/v1/atb/{id}/traffic', listOf(trafficLogEntry), FIELD_NAMES.listTraffic),
 } as const;
 
 /** A path segment that cannot escape its place: `/`, `?`, `#` encoded, and `.`/`..` made literal. */
