@@ -85,7 +85,10 @@ async function main(): Promise<void> {
     lines.push(`Embedded v1 reference service at ${upstreamUrl} (database ${v1Options?.database ?? './data/v1.sqlite'})`);
     if (demoKey) {
       lines.push(`Demo key (admin, all organizations): ${demoKey}  (send it as X-Service-Token)`);
-      if (config.landingPage) lines.push(`Open ${url} in a browser: Apollo Sandbox starts with the demo key in its shared headers.`);
+      if (config.landingPage) {
+        const explorer = config.landingPageKind === 'graphiql' ? 'GraphiQL' : 'Apollo Sandbox';
+        lines.push(`Open ${url} in a browser: ${explorer} starts with the demo key in its headers.`);
+      }
     }
   } else {
     lines.push(`Upstream v1 service: ${new URL(upstreamUrl).origin}`);

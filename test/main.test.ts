@@ -424,8 +424,14 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(existsSync(COMPILED_MAIN)).toBe(true);
     const cwd = tempDir();
     // The default demo data (no seed sizes given), in memory: the embedded default under the heap cap.
-    const run = startCompiled({ V1_DATABASE: ':memory:' }, cwd);
+    const run = startCompiled({ V1_DATABASE: ':memory:', LANDING_PAGE: 'graphiql' }, cwd);
     const url = await readyOverIpc(run);
+    // GraphiQL's page and files come from the build (dist/), not from a CDN.
+    const landing = await fetch(url, { headers: { accept: 'text/html' } });
+    expect(await landing.text()).toContain('/graphiql/start.js');
+    for (const file of ['start.js', 'page.css', 'graphiql.min.js', 'react.production.min.js']) {
+      expect((await fetch(new URL(`/graphiql/${file}`, url))).status, file).toBe(200);
+    }
     // The message and the banner (on another pipe: it may come in a moment later) name the same gateway.
     const banner = `GraphQL gateway ready at http://localhost:${new URL(url).port}/graphql\n`;
     await waitFor(() => run.output.stdout.includes('Demo key'), `the banner (stdout: ${run.output.stdout})`);

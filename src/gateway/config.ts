@@ -29,6 +29,8 @@ export interface GatewayConfig {
   corsOrigins: string[];
   introspection: boolean;
   landingPage: boolean;
+  /** LANDING_PAGE=graphiql: GraphiQL served by the gateway (no CDN) instead of Apollo Sandbox. */
+  landingPageKind: 'sandbox' | 'graphiql';
   /** "Did you mean …?" in error messages: they spell out the schema to whoever probes it. */
   fieldSuggestions: boolean;
   /** `extensions.stacktrace` in error responses (debugging only; off by default everywhere). */
@@ -135,7 +137,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     upstreamMaxBodyBytes: integerSetting(env, 'UPSTREAM_MAX_BODY_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     corsOrigins: originsSetting(env, 'CORS_ORIGINS'),
     introspection: booleanSetting(env, 'INTROSPECTION', !production),
-    landingPage: booleanSetting(env, 'LANDING_PAGE', !production),
+    ...landingPageSetting(env, production),
     fieldSuggestions: booleanSetting(env, 'FIELD_SUGGESTIONS', !production),
     stackTraces: booleanSetting(env, 'STACK_TRACES', false),
     bodyLimitBytes: integerSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
@@ -177,4 +179,15 @@ function tailSettings(env: Env): TailSettings {
     maxSubscriptionsPerConnection: integerSetting(env, 'TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
     maxConnectionsPerKey: integerSetting(env, 'TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
   };
+}
+
+/** LANDING_PAGE: true/false (Apollo Sandbox on or off), `sandbox`, or `graphiql` (works offline). */
+function landingPageSetting(env: Env, production: boolean): Pick<GatewayConfig, 'landingPage' | 'landingPageKind'> {
+  const raw = read(env, 'LANDING_PAGE')?.toLowerCase();
+  if (raw === 'graphiql' || raw === 'sandbox') return { landingPage: true, landingPageKind: raw };
+  try {
+    return { landingPage: booleanSetting(env, 'LANDING_PAGE', !production), landingPageKind: 'sandbox' };
+  } catch {
+    throw new ConfigError(`LANDING_PAGE: expected true, false, sandbox or graphiql, got "${raw}"`);
+  }
 }

@@ -31,6 +31,7 @@ import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { exportRoute } from './exports/download.ts';
 import { MemoryExportLinks } from './exports/links.ts';
 import { originResolver } from './http/origin.ts';
+import { GRAPHIQL_ASSETS_PATH, graphiqlAssets } from './landing/graphiql.ts';
 import { apiKeyOf, sendJson } from './http/plain.ts';
 import { Transport } from './upstream/transport.ts';
 
@@ -164,6 +165,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   metrics.tail.watch(() => ({ connections: subscriptions.connections, subscriptions: tail.subscriptions, pollers: tail.pollers }));
 
+  // GraphiQL's files, when it is the landing page.
+  const graphiql = options.landingPage && options.landingPageKind === 'graphiql' ? graphiqlAssets() : undefined;
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -235,6 +238,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }, fail);
     }
     if (path === '/readyz') return void readiness(res).catch(fail);
+    if (graphiql && path.startsWith(GRAPHIQL_ASSETS_PATH)) {
+      const asset = graphiql.get(path.slice(GRAPHIQL_ASSETS_PATH.length));
+      if (!asset) return sendJson(res, 404, { error: 'not found' });
+      res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length, 'cache-control': 'public, max-age=3600' });
+      return void res.end(req.method === 'HEAD' ? undefined : asset.body);
+    }
     if (path.startsWith(EXPORTS_PATH)) {
       return corsHandler(req, res, (error?: unknown) => {
         if (error) return fail(error);

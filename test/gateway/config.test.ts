@@ -47,7 +47,10 @@ describe('gateway settings', () => {
       stackTraces: false,
     });
     expect(parseGatewayConfig({ NODE_ENV: 'production', INTROSPECTION: 'true' })).toMatchObject({ introspection: true, landingPage: false });
-    expect(parseGatewayConfig({ NODE_ENV: 'production', LANDING_PAGE: 'on' })).toMatchObject({ landingPage: true, introspection: false });
+    expect(parseGatewayConfig({ NODE_ENV: 'production', LANDING_PAGE: 'on' })).toMatchObject({ landingPage: true, landingPageKind: 'sandbox', introspection: false });
+    expect(parseGatewayConfig({ LANDING_PAGE: 'graphiql' })).toMatchObject({ landingPage: true, landingPageKind: 'graphiql' });
+    expect(parseGatewayConfig({ LANDING_PAGE: 'Sandbox' })).toMatchObject({ landingPage: true, landingPageKind: 'sandbox' });
+    expect(() => parseGatewayConfig({ LANDING_PAGE: 'playground' })).toThrow('LANDING_PAGE: expected true, false, sandbox or graphiql, got "playground"');
     expect(parseGatewayConfig({ NODE_ENV: 'production', FIELD_SUGGESTIONS: '1' })).toMatchObject({ fieldSuggestions: true, introspection: false });
     expect(parseGatewayConfig({ NODE_ENV: 'production', STACK_TRACES: 'yes' })).toMatchObject({ stackTraces: true, fieldSuggestions: false });
     expect(parseGatewayConfig({ NODE_ENV: 'development' })).toMatchObject({ production: false, introspection: true });

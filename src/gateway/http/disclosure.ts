@@ -5,11 +5,14 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { graphiqlLandingPagePlugin } from '../landing/graphiql.ts';
 
 export interface DisclosureSettings {
   production: boolean;
   introspection: boolean;
   landingPage: boolean;
+  /** Which explorer the landing page is: Apollo Sandbox (from Apollo's CDN) or GraphiQL (served by the gateway). */
+  landingPageKind: 'sandbox' | 'graphiql';
   fieldSuggestions: boolean;
   stackTraces: boolean;
   /** Embedded demo only: the key Sandbox's shared headers start with. */
@@ -32,6 +35,7 @@ const FIRST_QUERY = `query FirstLook {
  */
 function landingPagePlugin<TContext extends BaseContext>(settings: DisclosureSettings): ApolloServerPlugin<TContext> {
   if (!settings.landingPage) return ApolloServerPluginLandingPageDisabled();
+  if (settings.landingPageKind === 'graphiql') return graphiqlLandingPagePlugin<TContext>({ path: '/graphql', demoKey: settings.demoKey, query: FIRST_QUERY });
   const embed = settings.demoKey ? { initialState: { sharedHeaders: { 'X-Service-Token': settings.demoKey } } } : true;
   return ApolloServerPluginLandingPageLocalDefault({ footer: false, embed, document: FIRST_QUERY });
 }
