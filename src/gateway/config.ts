@@ -49,6 +49,8 @@ export interface GatewayConfig {
   limits: QueryLimits;
   /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY. */
   tail: TailSettings;
+  /** RATE_LIMIT_CALLS (0: off) and RATE_LIMIT_RESTORE_PER_S: each key's bucket of upstream calls. */
+  rateLimit: { calls: number; restorePerSecond: number };
   /** EXPORT_LINK_TTL_S, in ms: how long an export link works. */
   exportLinkTtlMs: number;
   /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
@@ -145,6 +147,10 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     logLevel,
     limits: limitSettings(env),
     tail: tailSettings(env),
+    rateLimit: {
+      calls: integerSetting(env, 'RATE_LIMIT_CALLS', 0, 0, 10_000_000),
+      restorePerSecond: integerSetting(env, 'RATE_LIMIT_RESTORE_PER_S', 10, 1, 10_000_000),
+    },
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
   };

@@ -22,6 +22,7 @@ import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
 import { ShutdownGate } from './http/shutdown-gate.ts';
 import { limitOptions } from './limits/index.ts';
+import { throttleFor } from './limits/throttle/index.ts';
 import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
@@ -75,7 +76,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let port = options.port;
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
-  const cost = costReport<GatewayContext>();
+  // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
+  const throttled = throttleFor<GatewayContext>(options.rateLimit);
+  const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;
   // The upstream's connections, breaker and retry budget: this gateway's own, made once here.
@@ -145,6 +148,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       landingPagePlugin,
       operationResolutionPlugin<GatewayContext>(),
       ...limits.plugins,
+      // After the cost limit (a refused operation reserves nothing), before the cost report (which shows the bucket).
+      ...(throttled ? [throttled.plugin] : []),
       observabilityPlugin<GatewayContext>({ logger, metrics }),
       cost.plugin,
     ],

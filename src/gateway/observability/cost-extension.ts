@@ -5,11 +5,19 @@
 import type { ApolloServerPlugin, GraphQLRequest } from '@apollo/server';
 import type { ObservedContext } from './plugin.ts';
 
+/** The caller's bucket, when throttling is on (Shopify's `throttleStatus`). */
+export interface ThrottleExtension {
+  limit: number;
+  remaining: number;
+  restorePerSecond: number;
+}
+
 export interface CostExtension {
   /** The estimated cost; null when the operation was never estimated (a document that did not
    *  parse or validate, variables refused) or was too large to estimate. */
   estimated: number | null;
   upstreamCalls: number;
+  throttle?: ThrottleExtension;
 }
 
 export interface CostReport<TContext extends ObservedContext> {
@@ -19,7 +27,9 @@ export interface CostReport<TContext extends ObservedContext> {
   plugin: ApolloServerPlugin<TContext>;
 }
 
-export function costReport<TContext extends ObservedContext>(): CostReport<TContext> {
+export function costReport<TContext extends ObservedContext>(
+  throttleOf?: (request: GraphQLRequest, callCount: number) => Promise<ThrottleExtension | undefined>,
+): CostReport<TContext> {
   // Keyed by Apollo's request object, one per operation (the operations of a batch each have
   // their own) and the same from didResolveOperation to willSendResponse.
   const estimates = new WeakMap<GraphQLRequest, number>();
@@ -39,6 +49,8 @@ export function costReport<TContext extends ObservedContext>(): CostReport<TCont
               // calls of the batch so far.
               upstreamCalls: contextValue.observation?.callCount ?? 0,
             };
+            const throttle = await throttleOf?.(request, cost.upstreamCalls);
+            if (throttle) cost.throttle = throttle;
             const result = response.body.kind === 'single' ? response.body.singleResult : response.body.initialResult;
             result.extensions = { ...result.extensions, cost };
           },
