@@ -419,6 +419,7 @@ describe('createSecurityFramework', () => {
     expect(error.path?.[0]).toBe('createSecurityFramework');
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
+      field: 'organizationId',
       upstream: {
         status: 400,
         error: 1,
@@ -436,6 +437,7 @@ describe('createSecurityFramework', () => {
     const error = onlyError(response);
     expect(error.extensions).toEqual({
       code: 'BAD_USER_INPUT',
+      field: 'input.controls[0].frequency',
       upstream: {
         status: 400,
         error: 1,
@@ -500,19 +502,21 @@ describe('updateSecurityFramework', () => {
 
   it('passes on validation errors (bad cron frequency, duplicate control ids) as BAD_USER_INPUT on a null mutation', async () => {
     const target = (await v1Frameworks(1))[0]!;
-    const cases: [SecurityFrameworkInput, string][] = [
-      [{ title: 'x', controls: [{ ...validControl, frequency: '61 * * * *' }] }, 'security_frameworks.0.frequency'],
-      [{ title: 'x', controls: [validControl, { ...validControl, title: 'Twin' }] }, 'security_frameworks.1.id'],
-      [{ title: 'x', controls: [{ ...validControl, weight: -1 }] }, 'security_frameworks.0.weight'],
-      [{ title: '', controls: [validControl] }, 'title'],
+    // v1's field, then the client's name for it.
+    const cases: [SecurityFrameworkInput, string, string][] = [
+      [{ title: 'x', controls: [{ ...validControl, frequency: '61 * * * *' }] }, 'security_frameworks.0.frequency', 'input.controls[0].frequency'],
+      [{ title: 'x', controls: [validControl, { ...validControl, title: 'Twin' }] }, 'security_frameworks.1.id', 'input.controls[1].controlId'],
+      [{ title: 'x', controls: [{ ...validControl, weight: -1 }] }, 'security_frameworks.0.weight', 'input.controls[0].weight'],
+      [{ title: '', controls: [validControl] }, 'title', 'input.title'],
     ];
-    for (const [input, field] of cases) {
+    for (const [input, field, graphqlField] of cases) {
       const response = await stack.query(UpdateFrameworkDocument, { organizationId: '1', id: String(target.id), input });
       const error = onlyError(response);
       expect(error.path).toEqual(['updateSecurityFramework']);
       expect(response.data).toEqual({ updateSecurityFramework: null });
       expect(error.extensions).toEqual({
         code: 'BAD_USER_INPUT',
+        field: graphqlField,
         upstream: { status: 400, error: 1, messages: [{ code: 'validation_failed', message: expect.any(String), field }] },
       });
       // Nothing of the upstream beyond its words: no address, no headers.

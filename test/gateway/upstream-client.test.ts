@@ -312,14 +312,16 @@ describe('upstream statuses', () => {
   ])('%i becomes %s with the upstream messages', async (status, code) => {
     up.setBehaviour(envelopeError(status, messages));
     const err = await failure(client().listProtectionDevices());
-    expect(err.extensions).toEqual({ code, upstream: { status, error: 1, messages } });
+    // v1's `limit` is the client's `first` argument on this route.
+    const field = code === 'BAD_USER_INPUT' ? { field: 'first' } : {};
+    expect(err.extensions).toEqual({ code, ...field, upstream: { status, error: 1, messages } });
     expect(isNotFound(err)).toBe(code === 'NOT_FOUND');
     expect(calls[0]).toMatchObject({ status, outcome: code });
   });
 
-  it('puts the upstream message in the error message for input errors, not for 5xx', async () => {
+  it('puts the upstream message, in GraphQL words, in the error message for input errors, not for 5xx', async () => {
     up.setBehaviour(envelopeError(400, messages));
-    expect((await failure(client().listProtectionDevices())).message).toContain('limit must be 1–500');
+    expect((await failure(client().listProtectionDevices())).message).toBe('Invalid input: first must be 1–500');
     up.setBehaviour(envelopeError(500, [{ code: 'internal', message: 'db exploded' }]));
     expect((await failure(client().listProtectionDevices())).message).not.toContain('db exploded');
   });

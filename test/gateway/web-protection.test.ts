@@ -146,21 +146,23 @@ describe('updateWebProtectionRecord', () => {
 
   it('passes on the upstream’s validation errors as BAD_USER_INPUT on a null mutation, which stays as it was', async () => {
     const before = await v1Record(ids.invalid!);
-    const cases: [WebProtectionRecordInput, string][] = [
-      [{ fqdn: 'not a host name' }, 'fqdn'],
-      [{ fqdn: 'nodot' }, 'fqdn'],
-      [{ services: ['waf', 'teleportation'] }, 'services.1'],
-      [{ services: ['waf', 'waf'] }, 'services.1'],
+    // v1's field, then the client's name for it.
+    const cases: [WebProtectionRecordInput, string, string][] = [
+      [{ fqdn: 'not a host name' }, 'fqdn', 'input.fqdn'],
+      [{ fqdn: 'nodot' }, 'fqdn', 'input.fqdn'],
+      [{ services: ['waf', 'teleportation'] }, 'services.1', 'input.services[1]'],
+      [{ services: ['waf', 'waf'] }, 'services.1', 'input.services[1]'],
       // A valid EmailAddress for the gateway, but v1 wants a dot in the domain.
-      [{ email: 'ops@localhost' }, 'email'],
-      [{ organizationId: '99' }, 'organization'],
+      [{ email: 'ops@localhost' }, 'email', 'input.email'],
+      [{ organizationId: '99' }, 'organization', 'input.organizationId'],
     ];
-    for (const [input, field] of cases) {
+    for (const [input, field, graphqlField] of cases) {
       const response = await update(ids.invalid!, input);
       const error = onlyError(response);
       expect(error.path, JSON.stringify(input)).toEqual(['updateWebProtectionRecord']);
       expect(error.extensions).toEqual({
         code: 'BAD_USER_INPUT',
+        field: graphqlField,
         upstream: { status: 400, error: 1, messages: [{ code: 'validation_failed', message: expect.any(String), field }] },
       });
       expect(response.data).toEqual({ updateWebProtectionRecord: null });
