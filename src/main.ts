@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     gateway = await startGateway({ ...config, upstreamUrl, demoKey, embeddedDemo: embedded !== undefined });
   } catch (error) {
     await embedded?.close();
+    if (isConfigError(error)) fail(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') fail(`PORT: cannot listen on ${config.host}:${config.port} (${code})`);
     if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') fail(`HOST: cannot listen on ${config.host} (${code})`);

@@ -3,13 +3,14 @@
 // running gateway by URL with a key, the sample front-end code type-checks against them (custom
 // scalars typed, not `unknown`), and its typed operation runs against the gateway.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, TEST_KEYS, type Stack } from './helpers/gateway.ts';
+import { parseGatewayConfig } from '../src/gateway/config.ts';
+import { postGraphQL, startGatewayOn, startStack, TEST_KEYS, type Stack } from './helpers/gateway.ts';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -49,6 +50,27 @@ describe('the front-end guide', () => {
     await run(CODEGEN, ['--config', 'codegen.ts'], { cwd: dir, env, timeout: 120_000 });
     await run(TSC, ['-p', 'tsconfig.json'], { cwd: dir, timeout: 120_000 });
   }, 180_000);
+
+  it('runs its operations as trusted documents: the manifest codegen wrote, enforced by the gateway', async () => {
+    const manifest = join(dir, 'src', 'gql', 'persisted-documents.json');
+    const documents = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, string>;
+    const [documentId, text] = Object.entries(documents)[0]!;
+    expect(documentId).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const config = parseGatewayConfig({ TRUSTED_DOCUMENTS: manifest, TRUSTED_DOCUMENTS_MODE: 'enforce' });
+    const enforced = await startGatewayOn(stack.proxy.url, { TRUSTED_DOCUMENTS: manifest, TRUSTED_DOCUMENTS_MODE: 'enforce' });
+    try {
+      expect(config.trustedDocuments.mode).toBe('enforce');
+      const byId = await postGraphQL<{ protectionDevices: { totalCount: number } }>(enforced.gateway.url, { documentId, variables: { first: 2 } }, { 'x-service-token': TEST_KEYS.admin });
+      expect(byId.status, byId.text).toBe(200);
+      expect(byId.data?.protectionDevices.totalCount).toBeGreaterThan(0);
+      const adHoc = await postGraphQL(enforced.gateway.url, { query: '{ protectionDevices(first: 1) { totalCount } }' }, { 'x-service-token': TEST_KEYS.admin });
+      expect(adHoc.status).toBe(400);
+      expect(adHoc.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_ALLOWED');
+      expect(text).toContain('DevicesPage');
+    } finally {
+      await enforced.close();
+    }
+  });
 
   it('runs the typed operation against the gateway from Node', async () => {
     // The example compiles against its own generated code, outside this project's type check.

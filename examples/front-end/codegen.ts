@@ -13,6 +13,9 @@ const config: CodegenConfig = {
   generates: {
     './src/gql/': {
       preset: 'client',
+      // Also writes src/gql/persisted-documents.json (hash to document) and puts each document's
+      // hash on it: deploy the file with the gateway (TRUSTED_DOCUMENTS) and send `documentId`.
+      presetConfig: { persistedDocuments: true },
       config: {
         // The gateway's custom scalars as they travel in JSON; without this map each is `unknown`.
         scalars: {

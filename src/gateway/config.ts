@@ -2,6 +2,7 @@
 // whose message is one line naming the setting, so the command can print it and stop.
 import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './domains/protection-devices/tail/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
+import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -51,6 +52,8 @@ export interface GatewayConfig {
   tail: TailSettings;
   /** RATE_LIMIT_CALLS (0: off) and RATE_LIMIT_RESTORE_PER_S: each key's bucket of upstream calls. */
   rateLimit: { calls: number; restorePerSecond: number };
+  /** TRUSTED_DOCUMENTS (a client preset's persisted-documents.json) and TRUSTED_DOCUMENTS_MODE. */
+  trustedDocuments: TrustedDocumentsSettings;
   /** EXPORT_LINK_TTL_S, in ms: how long an export link works. */
   exportLinkTtlMs: number;
   /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
@@ -151,6 +154,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
       calls: integerSetting(env, 'RATE_LIMIT_CALLS', 0, 0, 10_000_000),
       restorePerSecond: integerSetting(env, 'RATE_LIMIT_RESTORE_PER_S', 10, 1, 10_000_000),
     },
+    trustedDocuments: trustedDocumentsSetting(env),
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
   };
@@ -196,4 +200,15 @@ function landingPageSetting(env: Env, production: boolean): Pick<GatewayConfig, 
   } catch {
     throw new ConfigError(`LANDING_PAGE: expected true, false, sandbox or graphiql, got "${raw}"`);
   }
+}
+
+const TRUSTED_MODES = ['off', 'log', 'enforce'] as const;
+
+function trustedDocumentsSetting(env: Env): TrustedDocumentsSettings {
+  const manifest = read(env, 'TRUSTED_DOCUMENTS');
+  const raw = read(env, 'TRUSTED_DOCUMENTS_MODE')?.toLowerCase();
+  const mode = raw ?? 'off';
+  if (!(TRUSTED_MODES as readonly string[]).includes(mode)) throw new ConfigError(`TRUSTED_DOCUMENTS_MODE: expected off, log or enforce, got "${raw}"`);
+  if (mode !== 'off' && manifest === undefined) throw new ConfigError(`TRUSTED_DOCUMENTS_MODE: ${mode} needs TRUSTED_DOCUMENTS, the manifest of trusted documents`);
+  return { manifest, mode: mode as TrustedDocumentsSettings['mode'] };
 }

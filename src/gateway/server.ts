@@ -32,8 +32,10 @@ import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { exportRoute } from './exports/download.ts';
 import { MemoryExportLinks } from './exports/links.ts';
 import { originResolver } from './http/origin.ts';
-import { GRAPHIQL_ASSETS_PATH, graphiqlAssets } from './landing/graphiql.ts';
-import { apiKeyOf, sendJson } from './http/plain.ts';
+import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
+import { readiness } from './http/readiness.ts';
+import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
+import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { Transport } from './upstream/transport.ts';
 
 /**
@@ -172,6 +174,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   // GraphiQL's files, when it is the landing page.
   const graphiql = options.landingPage && options.landingPageKind === 'graphiql' ? graphiqlAssets() : undefined;
+  const trusted = trustedDocumentsFor(options.trustedDocuments, logger);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -187,13 +190,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
       body = read.body;
     }
+    let search = requestSearch(req.url ?? '/');
+    if (trusted) {
+      const applied = await applyToRequest(trusted, body, search);
+      if (!applied.ok) return sendJson(res, applied.status, { errors: applied.errors });
+      search = applied.search;
+    }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    // The query string, as WHATWG URL parsing gives it; most requests (POSTs) have none to parse.
-    const target = req.url ?? '/';
-    const search = target.includes('?') ? new URL(target, 'http://gateway').search : '';
     // A client that goes away cancels the upstream calls made on its behalf.
     const abort = new AbortController();
     res.on('close', () => {
@@ -215,15 +221,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.end();
   }
 
-  async function readiness(res: ServerResponse): Promise<void> {
-    // An open circuit: GraphQL calls fail fast until a probe gets through, so not ready either.
-    if (transport.breaker.state === 'open') {
-      return sendJson(res, 503, { status: 'unavailable', reason: 'the upstream failed repeatedly; calls to it are paused' });
-    }
-    if ((await transport.answers()).ok) sendJson(res, 200, { status: 'ready' });
-    else sendJson(res, 503, { status: 'unavailable', reason: 'the upstream does not answer' });
-  }
-
   const gate = new ShutdownGate();
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (!gate.admit(req, res)) return;
@@ -242,13 +239,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         res.end(text);
       }, fail);
     }
-    if (path === '/readyz') return void readiness(res).catch(fail);
-    if (graphiql && path.startsWith(GRAPHIQL_ASSETS_PATH)) {
-      const asset = graphiql.get(path.slice(GRAPHIQL_ASSETS_PATH.length));
-      if (!asset) return sendJson(res, 404, { error: 'not found' });
-      res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length, 'cache-control': 'public, max-age=3600' });
-      return void res.end(req.method === 'HEAD' ? undefined : asset.body);
-    }
+    if (path === '/readyz') return void readiness(transport, res).catch(fail);
+    if (graphiql && path.startsWith(GRAPHIQL_ASSETS_PATH)) return sendAsset(graphiql, path.slice(GRAPHIQL_ASSETS_PATH.length), req, res);
     if (path.startsWith(EXPORTS_PATH)) {
       return corsHandler(req, res, (error?: unknown) => {
         if (error) return fail(error);

@@ -16,3 +16,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+
+/** The query string, as WHATWG URL parsing gives it; most requests (POSTs) have none to parse. */
+export function requestSearch(target: string): string {
+  return target.includes('?') ? new URL(target, 'http://gateway').search : '';
+}

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 
 const require = createRequire(import.meta.url);
@@ -85,4 +86,15 @@ export function graphiqlLandingPagePlugin<TContext extends BaseContext>(options:
       };
     },
   };
+}
+
+/** One of the page's files, or 404. They change only with the gateway's version. */
+export function sendAsset(assets: Map<string, GraphiQLAsset>, name: string, req: IncomingMessage, res: ServerResponse): void {
+  const asset = assets.get(name);
+  if (!asset) {
+    res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+    return void res.end(req.method === 'HEAD' ? undefined : '{"error":"not found"}');
+  }
+  res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length, 'cache-control': 'public, max-age=3600' });
+  res.end(req.method === 'HEAD' ? undefined : asset.body);
 }
