@@ -2,6 +2,7 @@
 // whose message is one line naming the setting, so the command can print it and stop.
 import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './domains/protection-devices/tail/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
+import type { ResponseCacheSettings } from './response-cache/store.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 
 export class ConfigError extends Error {
@@ -54,6 +55,8 @@ export interface GatewayConfig {
   rateLimit: { calls: number; restorePerSecond: number };
   /** TRUSTED_DOCUMENTS (a client preset's persisted-documents.json) and TRUSTED_DOCUMENTS_MODE. */
   trustedDocuments: TrustedDocumentsSettings;
+  /** RESPONSE_CACHE_TTL_S, STALE_IF_ERROR_S (both in ms here) and RESPONSE_CACHE_MAX_BYTES. */
+  responseCache: ResponseCacheSettings;
   /** EXPORT_LINK_TTL_S, in ms: how long an export link works. */
   exportLinkTtlMs: number;
   /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
@@ -155,6 +158,11 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
       restorePerSecond: integerSetting(env, 'RATE_LIMIT_RESTORE_PER_S', 10, 1, 10_000_000),
     },
     trustedDocuments: trustedDocumentsSetting(env),
+    responseCache: {
+      ttlMs: integerSetting(env, 'RESPONSE_CACHE_TTL_S', 0, 0, 86_400) * 1000,
+      staleIfErrorMs: integerSetting(env, 'STALE_IF_ERROR_S', 0, 0, 7 * 86_400) * 1000,
+      maxBytes: integerSetting(env, 'RESPONSE_CACHE_MAX_BYTES', 16 * 1024 * 1024, 64 * 1024, 4 * 1024 * 1024 * 1024),
+    },
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
   };

@@ -10,6 +10,9 @@ import type { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation } from './observability/observation.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 import type { Transport } from './upstream/transport.ts';
+import { keyHash } from './key-hash.ts';
+import { StaleReads } from './response-cache/stale.ts';
+import type { ResponseCache } from './response-cache/store.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -27,6 +30,8 @@ export interface GatewayContext {
   exportLinks: { store: ExportLinkStore; ttlMs: number };
   /** This gateway's origin as the client reached it (`http://host:port`), for links it hands out. */
   origin: string;
+  /** With the response cache on: the fields this request was served stale (`extensions.stale`). */
+  stale?: StaleReads;
 }
 
 export interface ContextInput {
@@ -44,11 +49,14 @@ export function contextFactory(
   tail: TailHub,
   exportLinks: GatewayContext['exportLinks'],
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
+  cache?: ResponseCache,
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   return ({ requestId, apiKey, signal, origin }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
+    // Answers are kept per key (by its hash); a request without a key makes no call to keep.
+    const cached = cache !== undefined && apiKey ? { store: cache, partition: keyHash(apiKey), stale: new StaleReads() } : undefined;
     const upstream = transport.client({
       // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
       apiKey: apiKey ?? '',
@@ -57,7 +65,8 @@ export function contextFactory(
       onCall: observation.onCall,
       onRetry,
       beforeCall: () => budget.take(),
+      ...(cached ? { cache: cached } : {}),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, exportLinks, origin };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}) };
   };
 }

@@ -35,6 +35,7 @@ import { originResolver } from './http/origin.ts';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
 import { readiness } from './http/readiness.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
+import { responseCacheFor, staleExtensionPlugin } from './response-cache/index.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { Transport } from './upstream/transport.ts';
 
@@ -102,7 +103,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     onPoll: (outcome, delivered) => metrics.tail.countPoll(outcome, delivered),
   });
   const exportLinks = { store: new MemoryExportLinks(), ttlMs: options.exportLinkTtlMs };
-  const createContext = contextFactory(transport, metrics, tail, exportLinks, options);
+  // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
+  const responseCache = responseCacheFor(options.responseCache, metrics.registry);
+  const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, deadlineMs: options.upstreamTimeoutMs, metrics: metrics.exports, logger });
   const schema = buildSchema();
@@ -154,6 +157,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ...(throttled ? [throttled.plugin] : []),
       observabilityPlugin<GatewayContext>({ logger, metrics }),
       cost.plugin,
+      ...(responseCache ? [staleExtensionPlugin<GatewayContext>()] : []),
     ],
   });
   await apollo.start();

@@ -2,7 +2,8 @@
 // HTTP server at the GraphQL path, beside Apollo Server, as Apollo's subscription guide sets it
 // up. Each connection carries one API key (from `connection_init`); each subscription runs with a
 // context of its own, like an HTTP request's, that is cancelled when the subscription ends.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { keyHash as hashOfKey } from '../key-hash.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { subscribe, type ExecutionResult, type GraphQLError, type GraphQLFormattedError } from 'graphql';
@@ -78,7 +79,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
           socket.close(CloseCode.Unauthorized, 'Unauthorized: send the API key in connection_init as x-service-token');
           return false;
         }
-        const keyHash = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+        const keyHash = hashOfKey(apiKey);
         const held = perKey.get(keyHash) ?? 0;
         if (held >= options.maxConnectionsPerKey) {
           socket.close(CloseCode.Forbidden, `Forbidden: this API key holds ${held} connections, the most allowed`);

@@ -11,6 +11,9 @@ import { AttemptFailed, exchange, firstHeader, type RawResponse } from './exchan
 import { redactKey, retryAfterMs, upstreamError, type NetworkCause, type UpstreamOutcome } from './outcome.ts';
 import { backoffMs, isRetryable, type BackoffOptions, type RetryBudget } from './retry.ts';
 import { fillPath, type HttpMethod, type Route } from './routes.ts';
+import type { StaleReads } from '../response-cache/stale.ts';
+import type { ResponseCache } from '../response-cache/store.ts';
+import { cacheRuleOf } from '../response-cache/tags.ts';
 
 /**
  * Less time than this left, and an attempt is not made: it could not be answered in time (and
@@ -74,6 +77,8 @@ export interface CallerOptions {
   deadlineMs?: number;
   maxBodyBytes?: number;
   retries?: number;
+  /** The gateway's response cache, when on (RESPONSE_CACHE_TTL_S): GETs are read from it and kept in it. */
+  cache?: CallerCache;
 }
 
 /** What a client needs of the transport its gateway owns (transport.ts). */
@@ -98,7 +103,23 @@ interface Deadline {
   by: 'call' | 'operation';
 }
 
-type Attempt<T> = { ok: true; value: T } | { ok: false; outcome: UpstreamOutcome; error: UpstreamError };
+type Attempt<T> = { ok: true; value: T; text: string } | { ok: false; outcome: UpstreamOutcome; error: UpstreamError };
+
+/** Failures a stale answer may stand in for: the upstream is down, slow, or its circuit open. */
+const STALE_IF_ERROR_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.UPSTREAM_TIMEOUT]);
+
+/** A kept answer as the response it was: only 2xx answers with `error: 0` are kept. */
+function cachedResponse(text: string): RawResponse {
+  return { status: 200, headers: {}, text };
+}
+
+/** The response cache as one caller uses it: its key's partition, and its request's stale record. */
+export interface CallerCache {
+  store: ResponseCache;
+  /** The key's hash: answers are never shared across keys. */
+  partition: string;
+  stale: StaleReads;
+}
 
 export class UpstreamClient {
   readonly #transport: TransportState;
@@ -128,26 +149,58 @@ export class UpstreamClient {
    */
   async call<T>(route: Route<T>, input: CallInput = {}): Promise<T> {
     const { method } = route;
-    const { apiKey, signal } = this.#caller;
+    const { apiKey, signal, cache } = this.#caller;
     if (signal?.aborted) throw new RequestCancelledError();
     if (apiKey === '') throw unauthenticated();
     if (!/^[\x21-\x7e]+$/.test(apiKey)) throw unauthenticated('The API key is empty or has characters a header cannot carry');
+    const search = input.query?.toString();
+    const path = `${this.#transport.basePath}${fillPath(route, input.params)}${search ? `?${search}` : ''}`;
+    const rule = cache === undefined ? undefined : cacheRuleOf(route);
+    const tags = rule !== undefined && 'read' in rule ? rule.read(input) : undefined;
+    if (cache !== undefined && tags !== undefined) {
+      const hit = cache.store.fresh(cache.partition, path);
+      // An answer from the cache is no upstream call: not counted, not charged, not sent.
+      if (hit !== undefined) return this.#interpret(route, cachedResponse(hit.text)).value;
+    }
     this.#caller.beforeCall?.();
 
     const deadline = this.#deadline();
     // Past the operation's deadline nothing is sent: the field fails, the rest of the answer goes.
     if (deadline.at - performance.now() < MIN_ATTEMPT_MS) throw upstreamError({ kind: 'timeout', sent: false }, method);
+    const sequence = cache?.store.begin() ?? 0;
+    try {
+      const answer = await this.#attempts(route, path, input.body, deadline);
+      if (cache !== undefined && tags !== undefined) cache.store.store(cache.partition, path, answer.text, tags, sequence);
+      return answer.value;
+    } catch (error) {
+      // The upstream failed where another answer would have done: one kept from before, within
+      // STALE_IF_ERROR_S, and marked so that the response says which fields it reached.
+      if (cache !== undefined && tags !== undefined && error instanceof UpstreamError && STALE_IF_ERROR_CODES.has(error.code)) {
+        const stale = cache.store.stale(cache.partition, path);
+        if (stale !== undefined) {
+          const { value } = this.#interpret(route, cachedResponse(stale.text));
+          cache.stale.mark(value, stale.ageMs);
+          return value;
+        }
+      }
+      throw error;
+    } finally {
+      // Whatever a mutation's outcome, it may have changed what it names (a timeout can hide a success).
+      if (cache !== undefined && rule !== undefined && 'invalidates' in rule) cache.store.invalidate(rule.invalidates(input));
+    }
+  }
+
+  /** Up to 1 + `retries` attempts (GETs only), each let through by the breaker; the last error is the call's. */
+  async #attempts<T>(route: Route<T>, path: string, body: unknown, deadline: Deadline): Promise<{ value: T; text: string }> {
+    const { method } = route;
     const { breaker, budget } = this.#transport;
     budget.deposit();
-
-    const search = input.query?.toString();
-    const path = `${this.#transport.basePath}${fillPath(route, input.params)}${search ? `?${search}` : ''}`;
     let last: UpstreamError | undefined;
     for (let attempt = 1; ; attempt++) {
       const permit = breaker.acquire();
       if (permit === null) throw last ?? upstreamError({ kind: 'circuitOpen' }, method);
-      const result = await this.#attempt(route, path, input.body, attempt, deadline, permit);
-      if (result.ok) return result.value;
+      const result = await this.#attempt(route, path, body, attempt, deadline, permit);
+      if (result.ok) return result;
       last = result.error;
       const delay = this.#retryDelay(method, attempt, result.outcome, deadline);
       if (delay === undefined || breaker.state === 'open' || !budget.tryWithdraw()) throw last;
@@ -204,9 +257,9 @@ export class UpstreamClient {
         track: this.#track,
         seen,
       });
-      const value = this.#interpret(route, response);
+      const { value, text } = this.#interpret(route, response);
       health = 'success';
-      return { ok: true, value };
+      return { ok: true, value, text };
     } catch (err) {
       if (err instanceof AttemptFailed) {
         const error = upstreamError(err.outcome, method, route.fields);
@@ -259,7 +312,7 @@ export class UpstreamClient {
   }
 
   /** The response as the operation's result, or the outcome that fails the attempt. */
-  #interpret<T>(route: Route<T>, response: RawResponse): T {
+  #interpret<T>(route: Route<T>, response: RawResponse): { value: T; text: string } {
     const { status } = response;
     const body = parseJsonObject(response.text);
     const key = this.#caller.apiKey;
@@ -275,7 +328,7 @@ export class UpstreamClient {
     try {
       checkEnvelope(body);
       if (body.error !== 0) throw new AttemptFailed({ kind: 'status', status, detail: redactKey(upstreamDetail(status, body), key) });
-      return route.result(body);
+      return { value: route.result(body), text: response.text };
     } catch (err) {
       if (err instanceof ContractViolation) throw new AttemptFailed({ kind: 'badResponse', status, reason: err.reason });
       throw err;

@@ -1,5 +1,6 @@
 // Protection devices and their traffic logs. Lists go through the loaders (so identical pages
 // in one operation are fetched once) and become Relay connections through connections.ts.
+import type { GraphQLResolveInfo } from 'graphql';
 import type { ProtectionDeviceFilter, ProtectionDeviceOrder, ProtectionDeviceOrderField, Resolvers } from '../../generated/resolvers.ts';
 import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../../connections/connection.ts';
 import type { GatewayContext } from '../../context.ts';
@@ -29,7 +30,7 @@ interface DeviceArgs extends ConnectionArgs {
   orderBy?: ProtectionDeviceOrder | null;
 }
 
-function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
+function deviceConnection(args: DeviceArgs, { loaders, stale }: GatewayContext, info: GraphQLResolveInfo) {
   const order = wireOrder(DEVICE_ORDER_FIELDS, args.orderBy ?? { field: 'ID' }, 'ASC');
   const organization = args.filter?.organizationId == null ? undefined : requirePositiveId(args.filter.organizationId, 'filter.organizationId');
   const services = normalisedSet(args.filter?.services);
@@ -38,6 +39,7 @@ function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
     defaultSize: DEFAULT_PAGE_SIZES.ProtectionDeviceConnection,
     fetch: async (offset, limit) => {
       const page = await loaders.devicePages.load({ limit, offset, order, organization, services });
+      stale?.note(info, page);
       return { total: page.total, items: page.data };
     },
   });
@@ -45,17 +47,19 @@ function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
 
 export const protectionDeviceResolvers = {
   Query: {
-    protectionDevices: (_parent, args, context) => deviceConnection(args, context),
-    async protectionDevice(_parent, args, { loaders }) {
+    protectionDevices: (_parent, args, context, info) => deviceConnection(args, context, info),
+    async protectionDevice(_parent, args, { loaders, stale }, info) {
       if (!isPositiveIntegerId(args.id)) return null;
       try {
-        return await loaders.deviceById.load(args.id);
+        const device = await loaders.deviceById.load(args.id);
+        stale?.note(info, device);
+        return device;
       } catch (error) {
         if (isNotFound(error)) return null;
         throw error;
       }
     },
-    trafficLog: (_parent, args, context) => trafficConnection(args.deviceId, args, context),
+    trafficLog: (_parent, args, context, info) => trafficConnection(args.deviceId, args, context, info),
   },
   Mutation: { createTrafficExport },
   Subscription: { trafficLogEntryAdded },
@@ -64,7 +68,7 @@ export const protectionDeviceResolvers = {
     atbKey: (device) => device.atb_key,
     privateIp: (device) => device.privateIP,
     deviceId: (device) => device.device_id,
-    traffic: (device, args, context) => trafficConnection(String(device.id), args, context),
+    traffic: (device, args, context, info) => trafficConnection(String(device.id), args, context, info),
   },
   DeviceCheck: {
     webStat: (check) => webStats(check.web_stat),

@@ -42,15 +42,19 @@ async function findFramework(
 
 export const securityFrameworkResolvers = {
   Query: {
-    async securityFrameworks(_parent, args, { loaders }) {
+    async securityFrameworks(_parent, args, { loaders, stale }, info) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: DEFAULT_PAGE_SIZES.SecurityFrameworkConnection }, () =>
-        loaders.frameworksByOrganization.load(organizationId),
-      );
+      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: DEFAULT_PAGE_SIZES.SecurityFrameworkConnection }, async () => {
+        const frameworks = await loaders.frameworksByOrganization.load(organizationId);
+        stale?.note(info, frameworks);
+        return frameworks;
+      });
     },
-    securityFramework(_parent, args, { loaders }) {
+    async securityFramework(_parent, args, { loaders, stale }, info) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, args.id);
+      const framework = await findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, args.id);
+      stale?.note(info, framework);
+      return framework;
     },
   },
   Mutation: {

@@ -3,12 +3,12 @@
 // `retryAfter` and a `Retry-After` header, before any upstream call. Once answered, the bucket is
 // settled to the calls the operation actually made, and `extensions.cost.throttle` shows it.
 // Keys are known here only by a hash: never the key itself as a bucket name, log field or label.
-import { createHash } from 'node:crypto';
 import { HeaderMap, type ApolloServerPlugin, type BaseContext, type GraphQLRequest } from '@apollo/server';
 import { ErrorCode, GatewayError } from '../../errors.ts';
 import type { RequestObservation } from '../../observability/observation.ts';
 import type { BucketSettings, BucketStore } from './buckets.ts';
 import { estimateCalls } from './call-estimate.ts';
+import { keyHash } from '../../key-hash.ts';
 
 export interface ThrottleStatus {
   limit: number;
@@ -36,10 +36,6 @@ interface Admitted {
   bucket: string;
   reserved: number;
   callsBefore: number;
-}
-
-export function keyHash(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('base64url').slice(0, 22);
 }
 
 export function throttle<TContext extends ThrottledContext>(settings: BucketSettings, store: BucketStore): Throttle<TContext> {

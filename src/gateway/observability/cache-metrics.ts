@@ -1,0 +1,29 @@
+// The response cache as the operator sees it: lookups by result, answers kept, invalidations,
+// stale answers served while the upstream failed, and the bytes held.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CacheEvent } from '../response-cache/store.ts';
+
+export class CacheMetrics {
+  readonly #events: Counter<'event'>;
+
+  constructor(registers: Registry[], bytes: () => number) {
+    this.#events = new Counter({
+      name: 'response_cache_events_total',
+      help: 'Response cache events: hit and miss (fresh lookups), stale (an answer served while the upstream failed), store, invalidation',
+      labelNames: ['event'],
+      registers,
+    });
+    new Gauge({
+      name: 'response_cache_bytes',
+      help: 'Bytes the response cache counts its answers at (RESPONSE_CACHE_MAX_BYTES bounds it)',
+      registers,
+      collect() {
+        this.set(bytes());
+      },
+    });
+  }
+
+  readonly count = (event: CacheEvent): void => {
+    this.#events.inc({ event });
+  };
+}

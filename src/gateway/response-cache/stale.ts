@@ -1,0 +1,39 @@
+// The answers one GraphQL request was served stale (the upstream failed, the cache answered), and
+// the fields they reached, for `extensions.stale`. The upstream client marks what it returned from
+// a stale answer (the result, its list and the list's records: what the loaders hand on); the
+// resolvers that take values from the loaders note their path when the value is marked.
+import type { GraphQLResolveInfo } from 'graphql';
+import { responsePathAsArray } from 'graphql';
+
+export interface StaleField {
+  path: (string | number)[];
+  /** Seconds since the upstream gave the answer served. */
+  age: number;
+}
+
+/** Paths listed at most: a list of stale fields is a warning, not a second answer. */
+const MAX_FIELDS = 100;
+
+export class StaleReads {
+  readonly #ages = new WeakMap<object, number>();
+  readonly fields: StaleField[] = [];
+
+  /** Called by the upstream client with a value it built from an answer `ageMs` old. */
+  mark(value: unknown, ageMs: number): void {
+    const age = Math.floor(ageMs / 1000);
+    if (value === null || typeof value !== 'object') return;
+    this.#ages.set(value, age);
+    const list = (value as { data?: unknown }).data;
+    if (!Array.isArray(list)) return;
+    this.#ages.set(list, age);
+    for (const item of list) if (item !== null && typeof item === 'object') this.#ages.set(item, age);
+  }
+
+  /** Called by a resolver with the value it resolved from a loader: notes its path if stale. */
+  note(info: Pick<GraphQLResolveInfo, 'path'>, value: unknown): void {
+    if (value === null || typeof value !== 'object') return;
+    const age = this.#ages.get(value);
+    if (age === undefined || this.fields.length >= MAX_FIELDS) return;
+    this.fields.push({ path: responsePathAsArray(info.path), age });
+  }
+}
