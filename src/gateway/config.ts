@@ -2,6 +2,7 @@
 // whose message is one line naming the setting, so the command can print it and stop.
 import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './domains/protection-devices/tail/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
+import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 
@@ -61,6 +62,8 @@ export interface GatewayConfig {
   exportLinkTtlMs: number;
   /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
   publicUrl: string | undefined;
+  /** OpenTelemetry tracing from the standard OTEL_* variables; undefined: off (no SDK loaded). */
+  tracing: TracingSettings | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -165,7 +168,17 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     },
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
+    tracing: tracingSetting(env),
   };
+}
+
+function tracingSetting(env: Env): TracingSettings | undefined {
+  try {
+    return tracingSettings(env);
+  } catch (error) {
+    if (error instanceof TracingSettingError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function httpTimeouts(env: Env): Pick<GatewayConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'> {

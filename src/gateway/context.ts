@@ -13,6 +13,7 @@ import type { Transport } from './upstream/transport.ts';
 import { keyHash } from './key-hash.ts';
 import { StaleReads } from './response-cache/stale.ts';
 import type { ResponseCache } from './response-cache/store.ts';
+import type { OperationTrace } from './observability/tracing/trace-types.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -32,6 +33,8 @@ export interface GatewayContext {
   origin: string;
   /** With the response cache on: the fields this request was served stale (`extensions.stale`). */
   stale?: StaleReads;
+  /** With tracing on: this request's span. */
+  trace?: OperationTrace;
 }
 
 export interface ContextInput {
@@ -40,6 +43,8 @@ export interface ContextInput {
   /** Aborted when the client goes away: the calls made on its behalf are cancelled. */
   signal: AbortSignal;
   origin: string;
+  /** With tracing on: the request's span, parent of its upstream calls' spans. */
+  trace?: OperationTrace;
 }
 
 /** Makes each request's context for one gateway instance. */
@@ -52,7 +57,7 @@ export function contextFactory(
   cache?: ResponseCache,
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
-  return ({ requestId, apiKey, signal, origin }) => {
+  return ({ requestId, apiKey, signal, origin, trace }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
     // Answers are kept per key (by its hash); a request without a key makes no call to keep.
@@ -66,7 +71,8 @@ export function contextFactory(
       onRetry,
       beforeCall: () => budget.take(),
       ...(cached ? { cache: cached } : {}),
+      ...(trace ? { trace } : {}),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}) };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
   };
 }

@@ -7,17 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { buildSchema } from './domains/index.ts';
+import { apolloCaches } from './executor/apollo-caches.ts';
 import { jitGateway } from './executor/executor.ts';
 import { operationResolutionPlugin } from './executor/operation-resolution.ts';
 import { createFormatError, withoutSuggestions } from './format-error.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { readGraphQLBody } from './http/graphql-body.ts';
+import { refusal } from './http/refusal.ts';
 import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
 import { ShutdownGate } from './http/shutdown-gate.ts';
@@ -36,17 +36,10 @@ import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graph
 import { readiness } from './http/readiness.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor, staleExtensionPlugin } from './response-cache/index.ts';
+import { tracingPlugin } from './observability/tracing/plugin.ts';
+import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { Transport } from './upstream/transport.ts';
-
-/**
- * Apollo's caches that clients fill, bounded for `npm start`'s 128 MB heap (Apollo's defaults are
- * 30 MiB each). Parsed and validated documents are counted by the length of their JSON, and take
- * about four times that on the heap: a stream of distinct operations filled the heap and stopped
- * the process. Automatic persisted queries are counted by the length of their text.
- */
-const DOCUMENT_CACHE_BYTES = 2 * 1024 * 1024;
-const PERSISTED_QUERY_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -105,6 +98,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const exportLinks = { store: new MemoryExportLinks(), ttlMs: options.exportLinkTtlMs };
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
   const responseCache = responseCacheFor(options.responseCache, metrics.registry);
+  // OpenTelemetry, when an OTLP endpoint is set: loaded only then, this gateway's own provider.
+  const tracing = options.tracing === undefined ? undefined : (await import('./observability/tracing/tracer.ts')).startTracing(options.tracing);
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, deadlineMs: options.upstreamTimeoutMs, metrics: metrics.exports, logger });
@@ -130,8 +125,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gateway: jitGateway(schema),
     ...disclosure,
     csrfPrevention: true,
-    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: DOCUMENT_CACHE_BYTES }),
-    persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: PERSISTED_QUERY_CACHE_BYTES }) },
+    ...apolloCaches(),
     // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
     // string that node must flatten (a copy of a 200 KB answer) before it can measure or write it.
     stringifyResult: (result) => JSON.stringify(result),
@@ -158,6 +152,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       observabilityPlugin<GatewayContext>({ logger, metrics }),
       cost.plugin,
       ...(responseCache ? [staleExtensionPlugin<GatewayContext>()] : []),
+      ...(tracing ? [tracingPlugin<GatewayContext>(cost.estimateOf)] : []),
     ],
   });
   await apollo.start();
@@ -181,23 +176,31 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const trusted = trustedDocumentsFor(options.trustedDocuments, logger);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
+  const refuse = refusal(metrics, logger);
+
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
+    // The request's span: from its first byte read to its answer written, whatever the answer.
+    const trace = tracing.operation(req.headers);
+    try {
+      await answerGraphQL(req, res, requestId, trace);
+    } finally {
+      trace.end(res.statusCode);
+    }
+  }
+
+  async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readGraphQLBody(req, options);
       if (read.kind === 'gone') return;
-      if (read.kind === 'refused') {
-        const code = String(read.answer.errors[0]?.extensions?.code ?? 'BAD_REQUEST');
-        metrics.countOperation(null, code);
-        logger.info({ requestId, operation: null, outcome: 'error', errors: [code], status: read.status }, 'graphql request refused');
-        return sendJson(res, read.status, read.answer, read.headers);
-      }
+      if (read.kind === 'refused') return refuse(res, requestId, trace, read);
       body = read.body;
     }
     let search = requestSearch(req.url ?? '/');
     if (trusted) {
       const applied = await applyToRequest(trusted, body, search);
-      if (!applied.ok) return sendJson(res, applied.status, { errors: applied.errors });
+      if (!applied.ok) return refuse(res, requestId, trace, { status: applied.status, answer: { errors: applied.errors } });
       search = applied.search;
     }
     const headers = new HeaderMap();
@@ -211,7 +214,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search, body },
-      context: async () => createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req) }),
+      context: async () => createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
     res.statusCode = response.status ?? 200;
@@ -287,6 +290,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await subscriptions.close();
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
       await transport.close();
+      await tracing?.shutdown().catch(() => {});
     },
   };
 }

@@ -25,6 +25,8 @@ export interface CostReport<TContext extends ObservedContext> {
   onEstimate(request: GraphQLRequest, cost: number): void;
   /** Writes `extensions.cost` on each response, refused ones included. */
   plugin: ApolloServerPlugin<TContext>;
+  /** The operation's estimate, once made (for its span). */
+  estimateOf(request: GraphQLRequest): number | undefined;
 }
 
 export function costReport<TContext extends ObservedContext>(
@@ -37,6 +39,7 @@ export function costReport<TContext extends ObservedContext>(
     onEstimate(request, cost) {
       estimates.set(request, cost);
     },
+    estimateOf: (request) => estimates.get(request),
     plugin: {
       async requestDidStart() {
         return {

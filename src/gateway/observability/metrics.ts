@@ -1,7 +1,7 @@
 // Prometheus metrics of one gateway: its own registry (several gateways may run in one process,
 // as in the tests), the operation and upstream series, and the process's default metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CallRecord } from '../upstream/client.ts';
+import type { CallRecord } from '../upstream/call-types.ts';
 import { ExportMetrics } from './export-metrics.ts';
 import { TailMetrics } from './tail-metrics.ts';
 

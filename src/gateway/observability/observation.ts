@@ -1,6 +1,6 @@
 // One GraphQL request as the operator sees it: the upstream calls it made (each attempt), counted
 // for the log line, the metrics and `extensions.cost`.
-import type { CallRecord } from '../upstream/client.ts';
+import type { CallRecord } from '../upstream/call-types.ts';
 import type { GatewayMetrics } from './metrics.ts';
 
 /**

@@ -22,13 +22,13 @@ function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
-function responseErrors(response: GraphQLRequestContextWillSendResponse<BaseContext>['response']): readonly GraphQLFormattedError[] {
+export function responseErrors(response: GraphQLRequestContextWillSendResponse<BaseContext>['response']): readonly GraphQLFormattedError[] {
   const body = response.body;
   return (body.kind === 'single' ? body.singleResult.errors : body.initialResult.errors) ?? [];
 }
 
 /** The distinct `extensions.code`s of the answer, in order; a limit's `reason` is kept beside its code. */
-function errorCodes(errors: readonly GraphQLFormattedError[]): string[] {
+export function errorCodes(errors: readonly GraphQLFormattedError[]): string[] {
   const codes = new Set<string>();
   for (const error of errors) {
     const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';

@@ -1,7 +1,7 @@
 // What each v1 operation means for the response cache: the tags a read's answer carries, and the
 // tags a mutation invalidates (for every key: a tag names data, not a caller). A route missing here
 // is a compile error, so a new operation cannot forget to say what it does to the cache.
-import type { CallInput } from '../upstream/client.ts';
+import type { CallInput } from '../upstream/call-types.ts';
 import { routes, type Route } from '../upstream/routes.ts';
 
 type RouteName = keyof typeof routes;

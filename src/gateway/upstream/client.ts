@@ -2,100 +2,24 @@
 // deadline, its cancellation and its hooks, over the transport its gateway owns. Every call goes
 // through `call()`: deadlines, retries of GETs, the retry budget and the breaker are applied there
 // and nowhere else, and every failure leaves it as one of the contract's error codes.
-import type { Pool } from 'undici';
 import { ErrorCode, RequestCancelledError, isCancelled, unauthenticated, UpstreamError } from '../errors.ts';
 import { ContractViolation } from './check.ts';
 import { isAvailabilityFailure, type CircuitBreaker, type CircuitPermit } from './circuit-breaker.ts';
 import { checkEnvelope, parseJsonObject, upstreamDetail } from './envelope.ts';
 import { AttemptFailed, exchange, firstHeader, type RawResponse } from './exchange.ts';
-import { redactKey, retryAfterMs, upstreamError, type NetworkCause, type UpstreamOutcome } from './outcome.ts';
-import { backoffMs, isRetryable, type BackoffOptions, type RetryBudget } from './retry.ts';
+import { redactKey, retryAfterMs, upstreamError, type UpstreamOutcome } from './outcome.ts';
+import { backoffMs, isRetryable } from './retry.ts';
 import { fillPath, type HttpMethod, type Route } from './routes.ts';
-import type { StaleReads } from '../response-cache/stale.ts';
-import type { ResponseCache } from '../response-cache/store.ts';
+import type { CallInput, CallerOptions, CallOutcome, CallRecord, TransportState } from './call-types.ts';
 import { cacheRuleOf } from '../response-cache/tags.ts';
+
+export type { CallerCache, CallInput, CallerOptions, CallOutcome, CallRecord, RetryRecord, TransportState } from './call-types.ts';
 
 /**
  * Less time than this left, and an attempt is not made: it could not be answered in time (and
  * timers may fire a millisecond early, so "the deadline has passed" needs a margin anyway).
  */
 const MIN_ATTEMPT_MS = 10;
-
-/** How one upstream call ended: `ok`, the error code it became, or `CANCELLED`. */
-export type CallOutcome = 'ok' | ErrorCode | 'CANCELLED';
-
-/** What `onCall` learns of each attempt. Never the key, never an id: `route` is the template. */
-export interface CallRecord {
-  /** e.g. `GET /api/v1/atb/{id}/traffic` */
-  route: string;
-  method: HttpMethod;
-  /** The response status, or null when none came (refused, reset before headers, timeout, cancel). */
-  status: number | null;
-  durationMs: number;
-  outcome: CallOutcome;
-  /** 1 for a call's first attempt, 2 and up for its retries. */
-  attempt: number;
-  /** Why it failed, when the network or the clock failed it: the operator's word for the log. */
-  cause?: NetworkCause | 'timeout';
-}
-
-/** What `onRetry` learns of each retry, before its wait. */
-export interface RetryRecord {
-  route: string;
-  method: HttpMethod;
-  /** The attempt about to be made (2 for the first retry). */
-  attempt: number;
-  /** The wait before it: jittered backoff, or the upstream's `Retry-After` when longer. */
-  delayMs: number;
-  /** The error code of the attempt that failed. */
-  after: ErrorCode;
-  /** Its response status, or null when none came. */
-  status: number | null;
-}
-
-/** What one caller (a GraphQL request) brings to its calls. */
-export interface CallerOptions {
-  /** Sent as `X-Service-Token`; never logged, never in an error, never in `onCall`. */
-  apiKey: string;
-  /**
-   * Deadline of the whole GraphQL operation, counted from the client's creation: a call never runs
-   * past it (UPSTREAM_TIMEOUT), and a call that would start after it is not sent. Default none.
-   */
-  operationTimeoutMs?: number;
-  /** Aborts every call (the GraphQL request went away): they reject with RequestCancelledError. */
-  signal?: AbortSignal;
-  /** Called once per attempt, after it ended, for logs, metrics and call counting. */
-  onCall?: (call: CallRecord) => void;
-  /** Called before each retry's wait (for `upstream_retries_total`). */
-  onRetry?: (retry: RetryRecord) => void;
-  /**
-   * Called once per call before anything is sent (not for retries); throwing refuses the call
-   * with that error, e.g. when the operation's budget of upstream calls is spent.
-   */
-  beforeCall?: () => void;
-  /** This caller's own deadline per call, body cap or retries, instead of the transport's. */
-  deadlineMs?: number;
-  maxBodyBytes?: number;
-  retries?: number;
-  /** The gateway's response cache, when on (RESPONSE_CACHE_TTL_S): GETs are read from it and kept in it. */
-  cache?: CallerCache;
-}
-
-/** What a client needs of the transport its gateway owns (transport.ts). */
-export interface TransportState {
-  readonly pool: Pool;
-  readonly breaker: CircuitBreaker;
-  readonly budget: RetryBudget;
-  readonly basePath: string;
-  readonly defaults: { deadlineMs: number; maxBodyBytes: number; retries: number; backoff: BackoffOptions };
-}
-
-/** One call's filled route: path parameters, query and JSON body. */
-export interface CallInput {
-  params?: Record<string, string>;
-  query?: URLSearchParams;
-  body?: unknown;
-}
 
 /** When a call's attempts must end, and which deadline that is. */
 interface Deadline {
@@ -111,14 +35,6 @@ const STALE_IF_ERROR_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.UPSTREAM
 /** A kept answer as the response it was: only 2xx answers with `error: 0` are kept. */
 function cachedResponse(text: string): RawResponse {
   return { status: 200, headers: {}, text };
-}
-
-/** The response cache as one caller uses it: its key's partition, and its request's stale record. */
-export interface CallerCache {
-  store: ResponseCache;
-  /** The key's hash: answers are never shared across keys. */
-  partition: string;
-  stale: StaleReads;
 }
 
 export class UpstreamClient {
@@ -244,6 +160,7 @@ export class UpstreamClient {
     let outcome: CallOutcome = 'ok';
     let cause: CallRecord['cause'];
     let health: 'success' | 'failure' | 'release' = 'release';
+    const span = this.#caller.trace?.attempt(route, attempt);
     try {
       if (this.#caller.signal?.aborted) throw new RequestCancelledError();
       const response = await exchange({
@@ -256,6 +173,7 @@ export class UpstreamClient {
         maxBodyBytes: this.#maxBodyBytes,
         track: this.#track,
         seen,
+        ...(span === undefined ? {} : { extraHeaders: span.headers }),
       });
       const { value, text } = this.#interpret(route, response);
       health = 'success';
@@ -274,7 +192,7 @@ export class UpstreamClient {
       throw err;
     } finally {
       permit[health]();
-      this.#report(this.#caller.onCall, {
+      const record: CallRecord = {
         route: route.name,
         method,
         status: seen.status,
@@ -282,7 +200,9 @@ export class UpstreamClient {
         outcome,
         attempt,
         ...(cause === undefined ? {} : { cause }),
-      });
+      };
+      this.#report(this.#caller.onCall, record);
+      if (span !== undefined) this.#report(span.end, record);
     }
   }
 

@@ -34,6 +34,8 @@ export interface ExchangeRequest {
   track: (cancel: () => void) => () => void;
   /** Set as soon as a status line arrives, even if the body then fails. */
   seen: { status: number | null };
+  /** More request headers: the attempt's `traceparent` when tracing is on. */
+  extraHeaders?: Readonly<Record<string, string>>;
 }
 
 // Network errors that happen before a byte of the request left: the upstream did nothing.
@@ -116,7 +118,7 @@ async function readCapped(response: Dispatcher.ResponseData, max: number): Promi
  * RequestCancelledError when the caller went away, and anything else only for a gateway bug.
  */
 export async function exchange(request: ExchangeRequest): Promise<RawResponse> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = request.extraHeaders === undefined ? { accept: 'application/json' } : { ...request.extraHeaders, accept: 'application/json' };
   // Only the readiness probe gets here without a key (calls refuse that before): no empty header.
   if (request.apiKey !== '') headers['x-service-token'] = request.apiKey;
   let body: string | undefined;
