@@ -13,6 +13,7 @@ import { startFlags } from '../helpers/start-script.ts';
 import type { BenchResults } from './results.ts';
 import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
+import type { ProductionFigures } from './production.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
@@ -70,7 +71,18 @@ describe('npm run bench on a tiny database', () => {
     const exported = results.export as ExportFigures;
     expect(exported.identical).toBe(true);
     expect(exported.rows).toBeGreaterThanOrEqual(2_000);
-    expect(results.checks).toHaveLength(15);
+    const production = results.production as ProductionFigures;
+    expect(production.variants.map((row) => `${row.variant} ${row.shapeId}`)).toEqual([
+      ...[1, 2, 3, 4, 5].map((id) => `throttle ${id}`),
+      ...[1, 2, 3, 4, 5].map((id) => `tracing ${id}`),
+      ...[1, 2, 3, 4].map((id) => `cache ${id}`),
+    ]);
+    for (const row of production.variants) {
+      expect(row.variantRps, `${row.variant} ${row.shapeId}`).toBeGreaterThan(0);
+      expect(row.variantNon2xx, `${row.variant} ${row.shapeId}`).toBe(0);
+    }
+    expect(production.spansReceived).toBeGreaterThan(0);
+    expect(results.checks).toHaveLength(17);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);
   }, 300_000);

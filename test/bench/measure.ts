@@ -24,8 +24,13 @@ const gatewayBodyOk = (body: string | Buffer | undefined) => String(body).starts
 const v1BodyOk = (body: string | Buffer | undefined) => String(body).startsWith('{"error":0');
 
 function gatewayTarget(stack: Stack, shape: Shape, key: string): HttpTarget {
+  return graphqlTarget(stack.gatewayUrl, shape, key);
+}
+
+/** A shape's GraphQL request to a gateway at `url`, answered without errors. */
+export function graphqlTarget(url: string, shape: Shape, key: string): HttpTarget {
   return {
-    url: stack.gatewayUrl,
+    url,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-token': key },
     body: JSON.stringify(shape.graphql),
@@ -33,7 +38,7 @@ function gatewayTarget(stack: Stack, shape: Shape, key: string): HttpTarget {
   };
 }
 
-function plainTarget(base: string, plain: PlainRequest, key: string, verifyBody?: HttpTarget['verifyBody']): HttpTarget {
+export function plainTarget(base: string, plain: PlainRequest, key: string, verifyBody?: HttpTarget['verifyBody']): HttpTarget {
   return {
     url: base + plain.path,
     method: plain.method,

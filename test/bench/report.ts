@@ -133,6 +133,15 @@ export function textReport(results: BenchResults): string {
     );
   }
 
+  const production = results.production;
+  if (production && 'error' in production) out.push('', `Production settings: not measured (${production.error})`);
+  else if (production) {
+    out.push('', 'Production settings, each against the default gateway (cache: against the pass-through), rps side by side:');
+    for (const row of production.variants) {
+      out.push(`  ${row.variant.padEnd(8)} shape ${row.shapeId} ${row.shapeName.padEnd(16)} ${f(row.variantRps, 0)} vs ${f(row.baselineRps, 0)} rps = ${f(row.ratio, 2)} x`);
+    }
+  }
+
   out.push('', 'Targets:');
   for (const check of results.checks) out.push(`  [${check.met ? 'met' : 'NOT MET'}] ${check.name}: ${check.detail}`);
   return out.join('\n');

@@ -4,6 +4,7 @@ import type { MemorySample } from './proc.ts';
 import type { ReferenceFigures } from './reference-figures.ts';
 import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
+import type { ProductionFigures } from './production.ts';
 import type { BenchSettings } from './settings.ts';
 
 export const TARGETS = ['gateway', 'passthrough', 'direct'] as const;
@@ -98,5 +99,6 @@ export interface BenchResults {
   reference: ReferenceFigures | { error: string } | null;
   tail: TailFigures | { error: string } | null;
   export: ExportFigures | { error: string } | null;
+  production: ProductionFigures | { error: string } | null;
   checks: TargetCheck[];
 }

@@ -21,7 +21,8 @@ import { buildShapes, type Shape } from './shapes.ts';
 import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
 import { benchTail } from './tail.ts';
 import { benchExport } from './export.ts';
-import { evaluateExportTargets, evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
+import { benchProduction } from './production.ts';
+import { evaluateExportTargets, evaluateProductionTargets, evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
 
 /** Shape 1 reads an ordinary device, not the hot one. */
 const TRAFFIC_DEVICE = '2';
@@ -112,6 +113,16 @@ async function main(): Promise<void> {
       }
     }
 
+    let production: BenchResults['production'] = null;
+    if (settings.production && measured.length > 0) {
+      log('\nProduction settings: throttling and tracing on against the defaults, the response cache against the pass-through');
+      try {
+        production = await benchProduction(stack, measured, settings, log);
+      } catch (error) {
+        production = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+
     let exported: BenchResults['export'] = null;
     if (settings.export && settings.seed.hotTraffic > 0) {
       log(`\nExport: CSV of device ${HOT_DEVICE} through the gateway's link against v1's own`);
@@ -167,6 +178,7 @@ async function main(): Promise<void> {
       reference,
       tail,
       export: exported,
+      production,
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
@@ -174,6 +186,7 @@ async function main(): Promise<void> {
         ...evaluateReferenceTargets(reference),
         ...evaluateTailTargets(tail),
         ...evaluateExportTargets(exported),
+        ...evaluateProductionTargets(production),
       ],
     };
     const text = textReport(report);

@@ -14,6 +14,7 @@
 //   BENCH_REFERENCE=0      skip the reference service's search and export figures
 //   BENCH_EXPORT=0         skip the export through the gateway's link against v1's own (the hot device)
 //   BENCH_TAIL=0           skip the live traffic tail (1,000 subscribers over 50 devices, 100 entries/s)
+//   BENCH_PRODUCTION=0     skip the production settings (throttling, tracing, response cache) against the defaults
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
 import { resolve } from 'node:path';
@@ -50,6 +51,8 @@ export interface BenchSettings {
   export: boolean;
   /** Measure the live traffic tail. */
   tail: boolean;
+  /** Measure throttling and tracing on, and the response cache, against the defaults. */
+  production: boolean;
   key: string;
 }
 
@@ -109,6 +112,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     searches: (read(env, 'BENCH_SEARCHES') ?? DEFAULT_SEARCHES).split(',').map((search) => search.trim()).filter(Boolean),
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
     tail: (read(env, 'BENCH_TAIL') ?? '1') !== '0',
+    production: (read(env, 'BENCH_PRODUCTION') ?? '1') !== '0',
     export: (read(env, 'BENCH_EXPORT') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
   };

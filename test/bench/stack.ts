@@ -106,32 +106,35 @@ async function startV1(settings: BenchSettings, db: BenchDatabase): Promise<{ ch
   }
 }
 
-export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
-  // npm start's flags, then BENCH_GATEWAY_NODE_FLAGS and the profiler's: one list, given and logged.
+/** npm start's flags, then BENCH_GATEWAY_NODE_FLAGS and the profiler's: one list, given and logged. */
+function gatewayNodeFlags(settings: BenchSettings): { flags: string[]; benchFlags: string[] } {
   const benchFlags = [
     ...settings.gatewayNodeFlags,
     ...(settings.gatewayProfile ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.dir, 'profiles')}`] : []),
   ];
-  const gatewayFlags = [...startFlags(), ...benchFlags];
+  return { flags: [...startFlags(), ...benchFlags], benchFlags };
+}
+
+/**
+ * A gateway as deployed (no landing page, no introspection, no schema details in errors) in front
+ * of `v1Url`, with `env`'s settings over its defaults. Its JSON request logs are written (a real
+ * cost of the gateway), to /dev/null unless asked for.
+ */
+export function startGatewayChild(name: string, settings: BenchSettings, v1Url: string, env: Record<string, string> = {}): BenchChild {
+  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.js is missing: `npm run bench` builds it (or run `npm run build` first)');
+  return startChild(
+    name,
+    GATEWAY_ENTRY,
+    { HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: settings.gatewayLogLevel, NODE_ENV: 'production', ...env },
+    { output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore', nodeOptions: gatewayNodeFlags(settings).flags },
+  );
+}
+
+export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
+  const { flags: gatewayFlags, benchFlags } = gatewayNodeFlags(settings);
   if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.js is missing: `npm run bench` builds it (or run `npm run build` first)');
   const v1 = await startV1(settings, db);
-  const gateway = startChild(
-    'gateway',
-    GATEWAY_ENTRY,
-    {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      UPSTREAM_URL: v1.url,
-      LOG_LEVEL: settings.gatewayLogLevel,
-      // As deployed: no landing page, no introspection, no schema details in errors.
-      NODE_ENV: 'production',
-    },
-    {
-      // Its JSON request logs are written (a real cost of the gateway), to /dev/null unless asked for.
-      output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore',
-      nodeOptions: gatewayFlags,
-    },
-  );
+  const gateway = startGatewayChild('gateway', settings, v1.url);
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
   log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);

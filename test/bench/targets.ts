@@ -168,3 +168,23 @@ export function evaluateExportTargets(exported: BenchResults['export']): TargetC
     },
   ];
 }
+
+/** Throttling on costs no more than noise (>= 0.9 x the default gateway's rps), tracing at most 10 %. */
+export function evaluateProductionTargets(production: BenchResults['production']): TargetCheck[] {
+  if (production === null) return [];
+  if ('error' in production) return [{ name: 'production settings: measured', met: false, detail: production.error }];
+  const checks: TargetCheck[] = [];
+  for (const [variant, floor, label] of [
+    ['throttle', 0.9, 'throttling on costs no more than noise'],
+    ['tracing', 0.9, 'tracing on costs at most 10 %'],
+  ] as const) {
+    const rows = production.variants.filter((row) => row.variant === variant);
+    if (rows.length === 0) continue;
+    checks.push({
+      name: `${label}: rps >= ${floor} x the default gateway's on every shape, no failures`,
+      met: rows.every((row) => row.ratio >= floor && row.variantNon2xx === 0) && (variant !== 'tracing' || production.spansReceived > 0),
+      detail: rows.map((row) => `shape ${row.shapeId} ${fixed(row.ratio)} x`).join(', ') + (variant === 'tracing' ? `; ${production.spansReceived} spans received` : ''),
+    });
+  }
+  return checks;
+}
