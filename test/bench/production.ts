@@ -11,7 +11,9 @@ import type { BenchSettings } from './settings.ts';
 import type { Shape } from './shapes.ts';
 import { startGatewayChild, type Stack } from './stack.ts';
 import type { BenchChild } from './children.ts';
-import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
+import { cpuSeconds } from './proc.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -25,6 +27,11 @@ export interface VariantFigures {
   variantRps: number;
   /** variantRps / baselineRps. */
   ratio: number;
+  /** The CPU time of the gateway process per request (the variant's and the default gateway's), ms; null against the pass-through. */
+  variantCpuMs: number | null;
+  baselineCpuMs: number | null;
+  /** baselineCpuMs / variantCpuMs: what the variant leaves of the gateway's throughput per core. */
+  cpuRatio: number | null;
   variantNon2xx: number;
 }
 
@@ -42,32 +49,73 @@ interface Variant {
   shapes: (shape: Shape) => boolean;
 }
 
-async function alternate(
-  baseline: () => Promise<LoadSample>,
-  variant: () => Promise<LoadSample>,
-  rounds: number,
-): Promise<{ baseline: ReturnType<typeof summarize>; variant: ReturnType<typeof summarize> }> {
-  const a: LoadSample[] = [];
-  const b: LoadSample[] = [];
+interface Side {
+  load: () => Promise<LoadSample>;
+  /** The process whose CPU time is counted, when it is a gateway. */
+  pid: number | undefined;
+}
+
+interface Measured {
+  load: ReturnType<typeof summarize>;
+  cpuMs: number | null;
+}
+
+async function alternate(baseline: Side, variant: Side, rounds: number): Promise<{ baseline: Measured; variant: Measured }> {
+  const samples = { baseline: [] as LoadSample[], variant: [] as LoadSample[] };
+  const cpu = { baseline: 0, variant: 0 };
+  const run = async (name: 'baseline' | 'variant', side: Side) => {
+    const before = side.pid === undefined ? 0 : cpuSeconds(side.pid);
+    samples[name].push(await side.load());
+    if (side.pid !== undefined) cpu[name] += cpuSeconds(side.pid) - before;
+  };
   for (let round = 0; round < rounds; round++) {
     // A B B A …: a drift of the machine's speed weighs on both alike.
     if (round % 2 === 0) {
-      a.push(await baseline());
-      b.push(await variant());
+      await run('baseline', baseline);
+      await run('variant', variant);
     } else {
-      b.push(await variant());
-      a.push(await baseline());
+      await run('variant', variant);
+      await run('baseline', baseline);
     }
   }
-  return { baseline: summarize(a), variant: summarize(b) };
+  const measured = (name: 'baseline' | 'variant', side: Side): Measured => {
+    const load = summarize(samples[name]);
+    return { load, cpuMs: side.pid === undefined || load.responses === 0 ? null : (cpu[name] * 1000) / load.responses };
+  };
+  return { baseline: measured('baseline', baseline), variant: measured('variant', variant) };
+}
+
+/**
+ * An OTLP/HTTP receiver as light as one can be (it answers and counts spans by their ids' key,
+ * without decoding): it shares the machine with the load generator, and must not slow it.
+ */
+async function startSpanSink(): Promise<{ url: string; spans: () => number; close: () => Promise<void> }> {
+  let spans = 0;
+  const server = createServer((req, res) => {
+    let tail = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      const text = tail + chunk;
+      spans += text.split('"spanId"').length - 1;
+      tail = text.slice(-8);
+    });
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans: () => spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 export async function benchProduction(stack: Stack, shapes: Shape[], settings: BenchSettings, log: (line: string) => void): Promise<ProductionFigures> {
-  const receiver = await startOtlpReceiver();
+  const receiver = await startSpanSink();
   const variants: Variant[] = [
     // 10 million calls restored 10 million a second: never refused, every request still throttled.
     { name: 'throttle', env: { RATE_LIMIT_CALLS: '10000000', RATE_LIMIT_RESTORE_PER_S: '10000000' }, against: 'gateway', shapes: () => true },
-    { name: 'tracing', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' }, against: 'gateway', shapes: () => true },
+    // Every request sampled (the SDK's default, parent-based always-on), batches at the SDK's defaults.
+    { name: 'tracing', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, against: 'gateway', shapes: () => true },
     // A repeated read: the mutation (shape 5) is never cached.
     { name: 'cache', env: { RESPONSE_CACHE_TTL_S: '60' }, against: 'passthrough', shapes: (shape) => shape.id !== 5 },
   ];
@@ -88,24 +136,30 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
             await autocannonLoad(baselineTarget, shape.connections, { durationS: settings.warmupS });
           }
           const measured = await alternate(
-            () => autocannonLoad(baselineTarget, shape.connections, { durationS: stretchS }),
-            () => autocannonLoad(variantTarget, shape.connections, { durationS: stretchS }),
+            { load: () => autocannonLoad(baselineTarget, shape.connections, { durationS: stretchS }), pid: variant.against === 'gateway' ? stack.gateway.pid : undefined },
+            { load: () => autocannonLoad(variantTarget, shape.connections, { durationS: stretchS }), pid: child.pid },
             settings.rounds,
           );
+          const { cpuMs: variantCpuMs } = measured.variant;
+          const { cpuMs: baselineCpuMs } = measured.baseline;
           const result: VariantFigures = {
             variant: variant.name,
             shapeId: shape.id,
             shapeName: shape.name,
             against: variant.against,
-            baselineRps: measured.baseline.rps,
-            variantRps: measured.variant.rps,
-            ratio: measured.baseline.rps > 0 ? measured.variant.rps / measured.baseline.rps : 0,
-            variantNon2xx: measured.variant.non2xx + measured.variant.errors + measured.variant.bodyErrors,
+            baselineRps: measured.baseline.load.rps,
+            variantRps: measured.variant.load.rps,
+            ratio: measured.baseline.load.rps > 0 ? measured.variant.load.rps / measured.baseline.load.rps : 0,
+            variantCpuMs,
+            baselineCpuMs,
+            cpuRatio: variantCpuMs !== null && baselineCpuMs !== null && variantCpuMs > 0 ? baselineCpuMs / variantCpuMs : null,
+            variantNon2xx: measured.variant.load.non2xx + measured.variant.load.errors + measured.variant.load.bodyErrors,
           };
           figures.push(result);
           log(
             `  ${variant.name.padEnd(8)} shape ${shape.id} ${shape.name.padEnd(16)} ${result.variantRps.toFixed(0).padStart(6)} rps vs ${variant.against} ` +
               `${result.baselineRps.toFixed(0).padStart(6)} rps = ${result.ratio.toFixed(2)} x` +
+              (result.cpuRatio === null ? '' : `; CPU ${result.variantCpuMs!.toFixed(3)} vs ${result.baselineCpuMs!.toFixed(3)} ms/req = ${result.cpuRatio.toFixed(2)} x`) +
               (result.variantNon2xx ? `  ${result.variantNon2xx} failures` : ''),
           );
         }
@@ -113,7 +167,7 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
         await child?.stop();
       }
     }
-    return { variants: figures, spansReceived: receiver.spans.length };
+    return { variants: figures, spansReceived: receiver.spans() };
   } finally {
     await receiver.close();
   }

@@ -169,21 +169,28 @@ export function evaluateExportTargets(exported: BenchResults['export']): TargetC
   ];
 }
 
-/** Throttling on costs no more than noise (>= 0.9 x the default gateway's rps), tracing at most 10 %. */
+/**
+ * Throttling on costs no more than noise, tracing at most 10 %: judged on the gateway's own CPU
+ * time per request (variant over default at most 1.1), which the load generator and the upstream
+ * sharing the machine's cores do not blur as they do requests per second (reported beside it).
+ */
 export function evaluateProductionTargets(production: BenchResults['production']): TargetCheck[] {
   if (production === null) return [];
   if ('error' in production) return [{ name: 'production settings: measured', met: false, detail: production.error }];
   const checks: TargetCheck[] = [];
-  for (const [variant, floor, label] of [
-    ['throttle', 0.9, 'throttling on costs no more than noise'],
-    ['tracing', 0.9, 'tracing on costs at most 10 %'],
+  for (const [variant, label] of [
+    ['throttle', 'throttling on costs no more than noise'],
+    ['tracing', 'tracing on (every request sampled) costs at most 10 %'],
   ] as const) {
     const rows = production.variants.filter((row) => row.variant === variant);
     if (rows.length === 0) continue;
+    const cost = (row: (typeof rows)[number]) => (row.cpuRatio === null ? Infinity : 1 / row.cpuRatio);
     checks.push({
-      name: `${label}: rps >= ${floor} x the default gateway's on every shape, no failures`,
-      met: rows.every((row) => row.ratio >= floor && row.variantNon2xx === 0) && (variant !== 'tracing' || production.spansReceived > 0),
-      detail: rows.map((row) => `shape ${row.shapeId} ${fixed(row.ratio)} x`).join(', ') + (variant === 'tracing' ? `; ${production.spansReceived} spans received` : ''),
+      name: `${label}: gateway CPU per request <= 1.1 x the default gateway's on every shape, no failures`,
+      met: rows.every((row) => cost(row) <= 1.1 && row.variantNon2xx === 0) && (variant !== 'tracing' || production.spansReceived > 0),
+      detail:
+        rows.map((row) => `shape ${row.shapeId} CPU ${fixed(cost(row))} x, rps ${fixed(row.ratio)} x`).join('; ') +
+        (variant === 'tracing' ? `; ${production.spansReceived} spans received` : ''),
     });
   }
   return checks;
