@@ -2,10 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * System suites: whole processes (`npm start`'s command), load, `npm run bench` end to end on a
- * tiny database, and a browser. They run in a project of their own, once the other suites are done: the load they
+ * tiny database, a browser, replicas sharing a Redis. They run in a project of their own, once the other suites are done: the load they
  * make would disturb the others' timing, and their failures say "the system" rather than a part.
  */
-const SYSTEM_SUITES = ['test/main.test.ts', 'test/shutdown.test.ts', 'test/gateway/load.test.ts', 'test/bench/bench.smoke.ts', 'test/browser/graphiql.test.ts'];
+const SYSTEM_SUITES = ['test/main.test.ts', 'test/shutdown.test.ts', 'test/gateway/load.test.ts', 'test/bench/bench.smoke.ts', 'test/browser/graphiql.test.ts', 'test/replicas/shared-state.test.ts'];
 
 export default defineConfig({
   resolve: {

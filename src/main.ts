@@ -5,6 +5,7 @@ import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/c
 import { startGateway, type Gateway } from './gateway/server.ts';
 import { parseV1Config } from './v1/config.ts';
 import { startV1Service, type V1Service, type V1ServiceOptions } from './v1/server.ts';
+import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
 
 /** The embedded demo's traffic: a few entries a second over its devices, a small database a day. */
 const DEMO_TRAFFIC_PER_SECOND = 2;
@@ -35,38 +36,81 @@ function readSettings(): { config: GatewayConfig; v1Options: V1ServiceOptions | 
   }
 }
 
+/** The embedded default: the reference service on a free loopback port, demo data in a file database. */
+async function startEmbedded(v1Options: V1ServiceOptions): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
+  let embedded: V1Service;
+  try {
+    // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
+    // that a newcomer who subscribes to a device's traffic sees entries arrive.
+    embedded = await startV1Service({
+      ...v1Options,
+      host: '127.0.0.1',
+      port: 0,
+      seed: v1Options.seed ?? 'demo',
+      simulateTraffic: v1Options.simulateTraffic ?? DEMO_TRAFFIC_PER_SECOND,
+    });
+  } catch (error) {
+    // A file system or SQLite error (it has a code) is about the database file the setting names.
+    if (typeof (error as { code?: unknown }).code === 'string') {
+      fail(`V1_DATABASE: cannot use "${v1Options.database ?? './data/v1.sqlite'}": ${firstLine(error)}`);
+    }
+    fail(`embedded v1 service failed to start: ${firstLine(error)}`);
+  }
+  return { embedded, demoKey: embedded.demoKeys.find((key) => key.organizationId === null)?.key };
+}
+
+/** What the command prints once the gateway (every worker) listens. */
+function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedded: { database: string; demoKey: string | undefined } | undefined): string {
+  const shownHost = config.host === '127.0.0.1' || config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}/graphql`;
+  const lines = [`GraphQL gateway ready at ${url}`];
+  if (config.workers > 1) lines.push(`${config.workers} workers on one port, sharing state through Redis (REDIS_URL)`);
+  if (embedded) {
+    lines.push(`Embedded v1 reference service at ${upstreamUrl} (database ${embedded.database})`);
+    if (embedded.demoKey) {
+      lines.push(`Demo key (admin, all organizations): ${embedded.demoKey}  (send it as X-Service-Token)`);
+      if (config.landingPage) {
+        const explorer = config.landingPageKind === 'graphiql' ? 'GraphiQL' : 'Apollo Sandbox';
+        lines.push(`Open ${url} in a browser: ${explorer} starts with the demo key in its headers.`);
+      }
+    }
+  } else {
+    lines.push(`Upstream v1 service: ${new URL(upstreamUrl).origin}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 async function main(): Promise<void> {
   const { config, v1Options } = readSettings();
+  const worker = isWorker();
 
   let embedded: V1Service | undefined;
-  let demoKey: string | undefined;
-  if (v1Options) {
-    // The embedded default: the reference service on a free loopback port, demo data in a file
-    // database (./data/v1.sqlite unless V1_DATABASE says otherwise), the gateway in front of it.
-    try {
-      // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
-      // that a newcomer who subscribes to a device's traffic sees entries arrive.
-      embedded = await startV1Service({
-        ...v1Options,
-        host: '127.0.0.1',
-        port: 0,
-        seed: v1Options.seed ?? 'demo',
-        simulateTraffic: v1Options.simulateTraffic ?? DEMO_TRAFFIC_PER_SECOND,
-      });
-    } catch (error) {
-      // A file system or SQLite error (it has a code) is about the database file the setting names.
-      if (typeof (error as { code?: unknown }).code === 'string') {
-        fail(`V1_DATABASE: cannot use "${v1Options.database ?? './data/v1.sqlite'}": ${firstLine(error)}`);
-      }
-      fail(`embedded v1 service failed to start: ${firstLine(error)}`);
-    }
-    demoKey = embedded.demoKeys.find((key) => key.organizationId === null)?.key;
-  }
+  // A worker's primary started the embedded service and passed on its URL and demo key.
+  let demoKey: string | undefined = worker ? process.env[WORKER_DEMO_KEY] : undefined;
+  if (v1Options) ({ embedded, demoKey } = await startEmbedded(v1Options));
   const upstreamUrl = config.upstreamUrl ?? embedded!.url;
+  const embeddedInfo = embedded || demoKey ? { database: v1Options?.database ?? './data/v1.sqlite', demoKey } : undefined;
+
+  if (config.workers > 1 && !worker) {
+    runWorkers({
+      workers: config.workers,
+      env: { UPSTREAM_URL: upstreamUrl, ...(demoKey ? { [WORKER_DEMO_KEY]: demoKey } : {}) },
+      onReady(url) {
+        process.stdout.write(banner(config, Number(new URL(url).port), upstreamUrl, embedded ? embeddedInfo : undefined));
+        process.send?.({ type: 'ready', url });
+      },
+      async onStopped(code) {
+        await embedded?.close();
+        process.exit(code);
+      },
+      log: (message) => process.stderr.write(`${message}\n`),
+    });
+    return;
+  }
 
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ ...config, upstreamUrl, demoKey, embeddedDemo: embedded !== undefined });
+    gateway = await startGateway({ ...config, upstreamUrl, demoKey, embeddedDemo: embeddedInfo !== undefined });
   } catch (error) {
     await embedded?.close();
     if (isConfigError(error)) fail(error.message);
@@ -79,29 +123,17 @@ async function main(): Promise<void> {
   // upstream that does not answer is warned of before the banner, not after it.
   await gateway.upstreamChecked;
 
-  const shownHost = config.host === '127.0.0.1' || config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${gateway.port}/graphql`;
-  const lines = [`GraphQL gateway ready at ${url}`];
-  if (embedded) {
-    lines.push(`Embedded v1 reference service at ${upstreamUrl} (database ${v1Options?.database ?? './data/v1.sqlite'})`);
-    if (demoKey) {
-      lines.push(`Demo key (admin, all organizations): ${demoKey}  (send it as X-Service-Token)`);
-      if (config.landingPage) {
-        const explorer = config.landingPageKind === 'graphiql' ? 'GraphiQL' : 'Apollo Sandbox';
-        lines.push(`Open ${url} in a browser: ${explorer} starts with the demo key in its headers.`);
-      }
-    }
-  } else {
-    lines.push(`Upstream v1 service: ${new URL(upstreamUrl).origin}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  // Started by a supervisor over an IPC channel (a process manager, the benchmark): it learns the
-  // address to reach once the gateway listens, the same moment the lines above are printed.
+  // A worker's primary prints the banner once every worker listens.
+  if (!worker) process.stdout.write(banner(config, gateway.port, upstreamUrl, embeddedInfo));
+  // Started by a supervisor over an IPC channel (a process manager, the benchmark, a worker's
+  // primary): it learns the address to reach once the gateway listens.
   process.send?.({ type: 'ready', url: gateway.url });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
+      // A worker told by its signal and then by its primary's channel closing: one stop.
+      if (signal === 'disconnect') return;
       // A second signal: the operator does not want to wait for the requests in flight.
       gateway.logger.warn({ signal }, 'stopping now, requests in flight are cut');
       process.exit(1);

@@ -64,6 +64,10 @@ export interface GatewayConfig {
   publicUrl: string | undefined;
   /** OpenTelemetry tracing from the standard OTEL_* variables; undefined: off (no SDK loaded). */
   tracing: TracingSettings | undefined;
+  /** REDIS_URL: the Redis replicas share state through; undefined: each keeps its own. */
+  redisUrl: string | undefined;
+  /** GATEWAY_WORKERS: processes serving one port on this machine (more than 1 needs REDIS_URL). */
+  workers: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -169,7 +173,30 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
     tracing: tracingSetting(env),
+    ...replicaSettings(env),
   };
+}
+
+function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {
+  const raw = read(env, 'REDIS_URL');
+  let redisUrl: string | undefined;
+  if (raw !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+      throw new ConfigError('REDIS_URL: expected a redis:// or rediss:// URL such as redis://redis:6379');
+    }
+    redisUrl = raw;
+  }
+  const workers = integerSetting(env, 'GATEWAY_WORKERS', 1, 1, 64);
+  if (workers > 1 && redisUrl === undefined) {
+    throw new ConfigError(`GATEWAY_WORKERS: ${workers} workers share throttling, cache, persisted queries, export links and tail pollers only through Redis: set REDIS_URL`);
+  }
+  return { redisUrl, workers };
 }
 
 function tracingSetting(env: Env): TracingSettings | undefined {

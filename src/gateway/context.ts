@@ -12,7 +12,7 @@ import type { UpstreamClient } from './upstream/client.ts';
 import type { Transport } from './upstream/transport.ts';
 import { keyHash } from './key-hash.ts';
 import { StaleReads } from './response-cache/stale.ts';
-import type { ResponseCache } from './response-cache/store.ts';
+import type { ResponseCacheStore } from './response-cache/store.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 
 export interface GatewayContext {
@@ -54,7 +54,7 @@ export function contextFactory(
   tail: TailHub,
   exportLinks: GatewayContext['exportLinks'],
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
-  cache?: ResponseCache,
+  cache?: ResponseCacheStore,
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   return ({ requestId, apiKey, signal, origin, trace }) => {

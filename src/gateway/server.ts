@@ -30,8 +30,7 @@ import { observabilityPlugin } from './observability/plugin.ts';
 import { TailHub } from './domains/protection-devices/tail/hub.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { exportRoute } from './exports/download.ts';
-import { MemoryExportLinks } from './exports/links.ts';
-import { originResolver } from './http/origin.ts';
+import { hostForUrl, originResolver } from './http/origin.ts';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
 import { readiness } from './http/readiness.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
@@ -39,6 +38,7 @@ import { responseCacheFor, staleExtensionPlugin } from './response-cache/index.t
 import { tracingPlugin } from './observability/tracing/plugin.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
+import { sharedState } from './shared-state/index.ts';
 import { Transport } from './upstream/transport.ts';
 
 export interface GatewayOptions extends GatewayConfig {
@@ -63,17 +63,15 @@ export interface Gateway {
 /** The path of export downloads: `/exports/<token>`. */
 const EXPORTS_PATH = '/exports/';
 
-function hostForUrl(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
-
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   /** The port listened on, once listening. */
   let port = options.port;
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
-  const throttled = throttleFor<GatewayContext>(options.rateLimit);
+  // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
+  const shared = await sharedState(options.redisUrl, logger, metrics.registry);
+  const throttled = throttleFor<GatewayContext>(options.rateLimit, shared.buckets);
   const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;
@@ -94,10 +92,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     settings: options.tail,
     client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
     onPoll: (outcome, delivered) => metrics.tail.countPoll(outcome, delivered),
+    coordinator: shared.tailCoordinator(options.tail.pollIntervalMs),
   });
-  const exportLinks = { store: new MemoryExportLinks(), ttlMs: options.exportLinkTtlMs };
+  const exportLinks = { store: shared.exportLinks(), ttlMs: options.exportLinkTtlMs };
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
-  const responseCache = responseCacheFor(options.responseCache, metrics.registry);
+  const responseCache = responseCacheFor(options.responseCache, metrics.registry, shared.responseCache);
   // OpenTelemetry, when an OTLP endpoint is set: loaded only then, this gateway's own provider.
   const tracing = options.tracing === undefined ? undefined : (await import('./observability/tracing/tracer.ts')).startTracing(options.tracing);
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
@@ -125,7 +124,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gateway: jitGateway(schema),
     ...disclosure,
     csrfPrevention: true,
-    ...apolloCaches(),
+    ...apolloCaches(shared.persistedQueries),
     // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
     // string that node must flatten (a copy of a 200 KB answer) before it can measure or write it.
     stringifyResult: (result) => JSON.stringify(result),
@@ -173,7 +172,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   // GraphiQL's files, when it is the landing page.
   const graphiql = options.landingPage && options.landingPageKind === 'graphiql' ? graphiqlAssets() : undefined;
-  const trusted = trustedDocumentsFor(options.trustedDocuments, logger);
+  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.trustedDocuments);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   const refuse = refusal(metrics, logger);
@@ -246,7 +245,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         res.end(text);
       }, fail);
     }
-    if (path === '/readyz') return void readiness(transport, res).catch(fail);
+    if (path === '/readyz') return void readiness(transport, res, shared.redisState).catch(fail);
     if (graphiql && path.startsWith(GRAPHIQL_ASSETS_PATH)) return sendAsset(graphiql, path.slice(GRAPHIQL_ASSETS_PATH.length), req, res);
     if (path.startsWith(EXPORTS_PATH)) {
       return corsHandler(req, res, (error?: unknown) => {
@@ -291,6 +290,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
       await transport.close();
       await tracing?.shutdown().catch(() => {});
+      await shared.close();
     },
   };
 }

@@ -2,16 +2,19 @@
 // 30 MiB each). Parsed and validated documents are counted by the length of their JSON, and take
 // about four times that on the heap: a stream of distinct operations filled the heap and stopped
 // the process. Automatic persisted queries are counted by the length of their text.
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 
 const DOCUMENT_CACHE_BYTES = 2 * 1024 * 1024;
 const PERSISTED_QUERY_CACHE_BYTES = 4 * 1024 * 1024;
 
-/** Apollo Server's `documentStore` and `persistedQueries` options, this gateway's own. */
-export function apolloCaches() {
+/**
+ * Apollo Server's `documentStore` and `persistedQueries` options, this gateway's own. `share`, with
+ * replicas, puts persisted queries shared through Redis in front of this process's own.
+ */
+export function apolloCaches(share: (local: KeyValueCache<string>) => KeyValueCache<string> = (local) => local) {
   return {
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: DOCUMENT_CACHE_BYTES }),
-    persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: PERSISTED_QUERY_CACHE_BYTES }) },
+    persistedQueries: { cache: share(new InMemoryLRUCache<string>({ maxSize: PERSISTED_QUERY_CACHE_BYTES })) },
   };
 }

@@ -16,3 +16,8 @@ export function originResolver(publicUrl: string | undefined, fallback: () => st
     return host !== undefined && HOST.test(host) ? `http://${host}` : fallback();
   };
 }
+
+/** A host as it goes in a URL: an IPv6 address in brackets. */
+export function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

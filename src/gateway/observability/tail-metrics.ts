@@ -2,7 +2,7 @@
 // pollers now, and what the pollers have done.
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-const OUTCOME = /^(ok|[A-Z][A-Z_]{0,63})$/;
+const OUTCOME = /^(ok|followed|[A-Z][A-Z_]{0,63})$/;
 
 /** What the gauges read when scraped. */
 export interface TailCounts {
@@ -47,7 +47,7 @@ export class TailMetrics {
     });
     this.polls = new Counter({
       name: 'traffic_tail_polls_total',
-      help: 'Polls of a device traffic log by the tail pollers, by outcome (ok, or the error code)',
+      help: 'Polls of a device traffic log by the tail pollers, by outcome (ok, or the error code; followed: what another replica polled, heard through Redis)',
       labelNames: ['outcome'],
       registers,
     });

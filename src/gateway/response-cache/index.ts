@@ -5,17 +5,24 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { Registry } from 'prom-client';
 import { CacheMetrics } from '../observability/cache-metrics.ts';
 import type { StaleReads } from './stale.ts';
-import { ResponseCache, type ResponseCacheSettings } from './store.ts';
+import { ResponseCache, type CacheEvent, type ResponseCacheSettings, type ResponseCacheStore } from './store.ts';
 
 export { ResponseCache, type ResponseCacheSettings } from './store.ts';
 
-/** This gateway's cache, or undefined when both the TTL and the stale window are 0. */
-export function responseCacheFor(settings: ResponseCacheSettings, registry: Registry): ResponseCache | undefined {
+/**
+ * This gateway's cache, or undefined when both the TTL and the stale window are 0. `share`, with
+ * replicas, puts a cache shared through Redis in front of this process's own.
+ */
+export function responseCacheFor(
+  settings: ResponseCacheSettings,
+  registry: Registry,
+  share: (local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void) => ResponseCacheStore = (local) => local,
+): ResponseCacheStore | undefined {
   if (settings.ttlMs === 0 && settings.staleIfErrorMs === 0) return undefined;
-  let cache: ResponseCache | undefined = undefined;
-  const metrics = new CacheMetrics([registry], () => cache?.bytes ?? 0);
-  cache = new ResponseCache(settings, metrics.count);
-  return cache;
+  let local: ResponseCache | undefined = undefined;
+  const metrics = new CacheMetrics([registry], () => local?.bytes ?? 0);
+  local = new ResponseCache(settings, metrics.count);
+  return share(local, settings, metrics.count);
 }
 
 /** Writes `extensions.stale: [{ path, age }]` on a response some of whose fields were served stale. */

@@ -31,6 +31,18 @@ export interface CachedAnswer {
   ageMs: number;
 }
 
+/** What the upstream client asks of a response cache: this process's (ResponseCache) or one shared by replicas. */
+export interface ResponseCacheStore {
+  /** A fresh answer, or the stamp to keep the call's answer with (what invalidations it must not have missed). */
+  lookup(partition: string, path: string, tags: readonly string[]): Promise<{ fresh: CachedAnswer } | { stamp: unknown }>;
+  /** An answer up to STALE_IF_ERROR_S old, never an invalidated one. */
+  stale(partition: string, path: string, tags: readonly string[]): Promise<CachedAnswer | undefined>;
+  /** Keeps an answer unless one of its tags was invalidated since `lookup` gave `stamp`. Never fails. */
+  keep(partition: string, path: string, text: string, tags: readonly string[], stamp: unknown): Promise<void>;
+  /** Answers with one of these tags stop being served, for every key (and every replica). */
+  invalidate(tags: readonly string[]): Promise<void>;
+}
+
 /** What one store or lookup learned, for the metrics. */
 export type CacheEvent = 'hit' | 'miss' | 'stale' | 'store' | 'invalidation';
 
@@ -39,7 +51,7 @@ const MAX_TAGS = 10_000;
 /** A stored answer's cost beyond its text: the key, the record, the cache's own bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
-export class ResponseCache {
+export class ResponseCache implements ResponseCacheStore {
   readonly #settings: ResponseCacheSettings;
   readonly #answers: LRUCache<string, Stored>;
   /** Each invalidated tag's stamp, and when it was stamped. */
@@ -60,6 +72,23 @@ export class ResponseCache {
     });
   }
 
+  async lookup(partition: string, path: string): Promise<{ fresh: CachedAnswer } | { stamp: number }> {
+    const fresh = this.fresh(partition, path);
+    return fresh === undefined ? { stamp: this.begin() } : { fresh };
+  }
+
+  async keep(partition: string, path: string, text: string, tags: readonly string[], stamp: unknown): Promise<void> {
+    this.store(partition, path, text, tags, stamp as number);
+  }
+
+  async invalidate(tags: readonly string[]): Promise<void> {
+    this.invalidateNow(tags);
+  }
+
+  async stale(partition: string, path: string): Promise<CachedAnswer | undefined> {
+    return this.staleNow(partition, path);
+  }
+
   /** The value to pass to `store` for a call about to be sent. */
   begin(): number {
     return this.#sequence;
@@ -77,7 +106,7 @@ export class ResponseCache {
   }
 
   /** An answer up to STALE_IF_ERROR_S old, for when the upstream failed; never an invalidated one. */
-  stale(partition: string, path: string, now = Date.now()): CachedAnswer | undefined {
+  staleNow(partition: string, path: string, now = Date.now()): CachedAnswer | undefined {
     const answer = this.#valid(partition, path, now);
     if (answer === undefined || answer.ageMs > this.#settings.staleIfErrorMs) return undefined;
     this.#onEvent('stale');
@@ -92,7 +121,7 @@ export class ResponseCache {
   }
 
   /** Every answer carrying one of these tags, for every partition, stops being served. */
-  invalidate(tags: readonly string[], now = Date.now()): void {
+  invalidateNow(tags: readonly string[], now = Date.now()): void {
     if (tags.length === 0) return;
     this.#sequence += 1;
     for (const tag of tags) {

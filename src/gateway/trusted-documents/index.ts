@@ -10,9 +10,15 @@ export interface TrustedDocumentsSettings {
   mode: TrustedDocumentsMode;
 }
 
-export function trustedDocumentsFor(settings: TrustedDocumentsSettings, logger: Logger, store?: TrustedDocumentStore): ApplyTrusted | undefined {
+/** `share`, with replicas: a store that looks beyond this replica's manifest (shared-state/documents.ts). */
+export function trustedDocumentsFor(
+  settings: TrustedDocumentsSettings,
+  logger: Logger,
+  share?: (own: MemoryTrustedDocuments) => TrustedDocumentStore,
+): ApplyTrusted | undefined {
   if (settings.manifest === undefined) return undefined;
-  return trustedDocuments({ store: store ?? new MemoryTrustedDocuments(loadManifest(settings.manifest)), mode: settings.mode, logger });
+  const own = new MemoryTrustedDocuments(loadManifest(settings.manifest));
+  return trustedDocuments({ store: share ? share(own) : own, mode: settings.mode, logger });
 }
 
 export { applyToRequest } from './http.ts';

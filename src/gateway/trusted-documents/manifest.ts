@@ -59,4 +59,8 @@ export class MemoryTrustedDocuments implements TrustedDocumentStore {
   async get(hash: string): Promise<string | undefined> {
     return this.documents.get(hash);
   }
+
+  entries(): Iterable<[string, string]> {
+    return this.documents.entries();
+  }
 }

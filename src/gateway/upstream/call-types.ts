@@ -5,7 +5,7 @@
 import type { Pool } from 'undici';
 import type { ErrorCode } from '../errors.ts';
 import type { StaleReads } from '../response-cache/stale.ts';
-import type { ResponseCache } from '../response-cache/store.ts';
+import type { ResponseCacheStore } from '../response-cache/store.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { BackoffOptions, RetryBudget } from './retry.ts';
 import type { NetworkCause } from './outcome.ts';
@@ -91,7 +91,7 @@ export interface CallInput {
 
 /** The response cache as one caller uses it: its key's partition, and its request's stale record. */
 export interface CallerCache {
-  store: ResponseCache;
+  store: ResponseCacheStore;
   /** The key's hash: answers are never shared across keys. */
   partition: string;
   stale: StaleReads;

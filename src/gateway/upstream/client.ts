@@ -73,26 +73,28 @@ export class UpstreamClient {
     const path = `${this.#transport.basePath}${fillPath(route, input.params)}${search ? `?${search}` : ''}`;
     const rule = cache === undefined ? undefined : cacheRuleOf(route);
     const tags = rule !== undefined && 'read' in rule ? rule.read(input) : undefined;
+    let stamp: unknown;
     if (cache !== undefined && tags !== undefined) {
-      const hit = cache.store.fresh(cache.partition, path);
+      const found = await cache.store.lookup(cache.partition, path, tags);
       // An answer from the cache is no upstream call: not counted, not charged, not sent.
-      if (hit !== undefined) return this.#interpret(route, cachedResponse(hit.text)).value;
+      if ('fresh' in found) return this.#interpret(route, cachedResponse(found.fresh.text)).value;
+      stamp = found.stamp;
     }
     this.#caller.beforeCall?.();
 
     const deadline = this.#deadline();
     // Past the operation's deadline nothing is sent: the field fails, the rest of the answer goes.
     if (deadline.at - performance.now() < MIN_ATTEMPT_MS) throw upstreamError({ kind: 'timeout', sent: false }, method);
-    const sequence = cache?.store.begin() ?? 0;
     try {
       const answer = await this.#attempts(route, path, input.body, deadline);
-      if (cache !== undefined && tags !== undefined) cache.store.store(cache.partition, path, answer.text, tags, sequence);
+      // Kept in the background: the answer does not wait for the cache.
+      if (cache !== undefined && tags !== undefined) void cache.store.keep(cache.partition, path, answer.text, tags, stamp);
       return answer.value;
     } catch (error) {
       // The upstream failed where another answer would have done: one kept from before, within
       // STALE_IF_ERROR_S, and marked so that the response says which fields it reached.
       if (cache !== undefined && tags !== undefined && error instanceof UpstreamError && STALE_IF_ERROR_CODES.has(error.code)) {
-        const stale = cache.store.stale(cache.partition, path);
+        const stale = await cache.store.stale(cache.partition, path, tags);
         if (stale !== undefined) {
           const { value } = this.#interpret(route, cachedResponse(stale.text));
           cache.stale.mark(value, stale.ageMs);
@@ -102,7 +104,8 @@ export class UpstreamClient {
       throw error;
     } finally {
       // Whatever a mutation's outcome, it may have changed what it names (a timeout can hide a success).
-      if (cache !== undefined && rule !== undefined && 'invalidates' in rule) cache.store.invalidate(rule.invalidates(input));
+      // Done before the mutation answers: the next read, on any replica, sees it.
+      if (cache !== undefined && rule !== undefined && 'invalidates' in rule) await cache.store.invalidate(rule.invalidates(input));
     }
   }
 

@@ -9,6 +9,7 @@ import { requirePositiveId } from '../../common/arguments.ts';
 import { listTraffic } from '../operations.ts';
 import { trafficFilter } from '../list-arguments.ts';
 import { tailGap } from './errors.ts';
+import { ALONE, type TailCoordinator } from './coordination.ts';
 import { EntryFeed, type TailEvent } from './feed.ts';
 import { TrafficPoller, type Subscriber } from './poller.ts';
 import { readNewest, type TailFilter } from './read-newest.ts';
@@ -25,6 +26,8 @@ export interface TailHubDeps {
   /** An upstream client acting with this key (deadlines, breaker, retry budget, metrics), cancelled by the signal. */
   client(apiKey: string, signal: AbortSignal): UpstreamClient;
   onPoll(outcome: string, delivered: number): void;
+  /** With replicas, which one polls each (device, filter); alone, this one. */
+  coordinator?: TailCoordinator;
 }
 
 const ENTRY_ID = /^(0|[1-9]\d{0,15})$/;
@@ -69,6 +72,8 @@ export class TailHub {
         onIdle: () => {
           if (this.#pollers.get(key) === created) this.#pollers.delete(key);
         },
+        coordinator: this.deps.coordinator ?? ALONE,
+        key,
       });
       poller = created;
       this.#pollers.set(key, poller);

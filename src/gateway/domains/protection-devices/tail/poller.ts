@@ -8,6 +8,8 @@ import { tailGap } from './errors.ts';
 import type { EntryFeed } from './feed.ts';
 import { readNewest, type TailFilter } from './read-newest.ts';
 import { CATCH_UP_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, MIN_FIRST_PAGE, type TailSettings } from './settings.ts';
+import type { TailCoordinator, TailMessage } from './coordination.ts';
+import type { WireTrafficLogEntry } from '../wire.ts';
 
 export interface Subscriber {
   readonly feed: EntryFeed;
@@ -27,6 +29,10 @@ export interface PollerDeps {
   onPoll(outcome: string, delivered: number): void;
   /** The last subscriber left: the poller has stopped. */
   onIdle(): void;
+  /** Whether this replica polls, and how it hears the replica that does. */
+  coordinator: TailCoordinator;
+  /** The poller's name among replicas: its device and normalised filter. */
+  key: string;
 }
 
 /** Errors that say the key may not read the device: its subscribers stop, the others go on. */
@@ -44,6 +50,8 @@ export class TrafficPoller {
   #failures = 0;
   #stopped = false;
   #firstPage = MIN_FIRST_PAGE;
+  /** While another replica polls: how to stop hearing it. */
+  #following: (() => void) | undefined;
 
   constructor(
     readonly deviceId: string,
@@ -73,6 +81,8 @@ export class TrafficPoller {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#abort.abort();
+    this.#following?.();
+    void this.deps.coordinator.release(this.deps.key);
     for (const subscriber of [...this.#subscribers]) subscriber.feed.finish();
   }
 
@@ -85,26 +95,25 @@ export class TrafficPoller {
     const { recheckMs } = this.deps.settings;
     // Only subscribers whose key was shown to pass within the recheck period get entries; the
     // others keep their cursor and get them once their check passes again.
-    const current = [...this.#subscribers].filter((s) => !s.feed.ended && now - s.checkedAt <= recheckMs + this.deps.settings.pollIntervalMs * 2);
+    const current = this.#current(now);
     void this.#recheck(now);
     if (current.length === 0) return this.#after(true);
+    // With replicas, one polls (the lease's holder); the others hear what it reads.
+    const leading = await this.deps.coordinator.lead(this.deps.key);
+    if (this.#stopped) return;
+    if (!leading) {
+      this.#following ??= this.deps.coordinator.follow(this.deps.key, (message) => void this.#heard(message));
+      return this.#after(true);
+    }
+    this.#following?.();
+    this.#following = undefined;
     const poller = current.reduce((a, b) => (b.checkedAt > a.checkedAt ? b : a));
     const cursor = Math.min(...current.map((s) => s.feed.cursor));
     try {
-      const read = await this.#withClient(poller.apiKey, (client) =>
-        readNewest(client, this.deviceId, this.filter, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }),
-      );
+      const read = await this.#read(poller.apiKey, cursor);
       this.#firstPage = Math.min(CATCH_UP_PAGE, Math.max(MIN_FIRST_PAGE, read.entries.length * 2));
-      const oldest = read.entries[0]?.id ?? Infinity;
-      let delivered = 0;
-      for (const subscriber of current) {
-        // A burst larger than a poll reads: whoever was behind the oldest entry read missed some.
-        if (!read.complete && subscriber.feed.cursor < oldest - 1) {
-          subscriber.feed.fail(tailGap(`More than ${MAX_CATCH_UP} entries arrived within one poll; read them with trafficLog and subscribe again with afterId.`));
-        } else {
-          delivered += subscriber.feed.push(read.entries);
-        }
-      }
+      this.deps.coordinator.publish(this.deps.key, { entries: read.entries, complete: read.complete, after: cursor });
+      const delivered = this.#deliver(current, read.entries, read.complete);
       this.#failingSince = undefined;
       this.#failures = 0;
       this.deps.onPoll('ok', delivered);
@@ -122,11 +131,64 @@ export class TrafficPoller {
       this.#failures += 1;
       if (now - this.#failingSince >= this.deps.settings.maxFailureMs) {
         const reason = error instanceof GatewayError ? error : new GatewayError('The traffic log could not be read', { code: ErrorCode.UPSTREAM_UNAVAILABLE });
+        this.deps.coordinator.publish(this.deps.key, { failed: { code: String(reason.extensions.code), message: reason.message } });
         for (const subscriber of [...this.#subscribers]) subscriber.feed.fail(reason);
         return;
       }
       this.#after(false);
     }
+  }
+
+  /** The subscribers whose key was shown to pass within the recheck period (with a poll or two of slack). */
+  #current(now: number): Subscriber[] {
+    const { recheckMs, pollIntervalMs } = this.deps.settings;
+    return [...this.#subscribers].filter((s) => !s.feed.ended && now - s.checkedAt <= recheckMs + pollIntervalMs * 2);
+  }
+
+  #read(apiKey: string, cursor: number) {
+    return this.#withClient(apiKey, (client) => readNewest(client, this.deviceId, this.filter, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }));
+  }
+
+  /** Hands each subscriber the entries newer than its cursor; returns how many were delivered. */
+  #deliver(subscribers: Subscriber[], entries: readonly WireTrafficLogEntry[], complete: boolean): number {
+    const oldest = entries[0]?.id ?? Infinity;
+    let delivered = 0;
+    for (const subscriber of subscribers) {
+      // A burst larger than a poll reads: whoever was behind the oldest entry read missed some.
+      if (!complete && subscriber.feed.cursor < oldest - 1) {
+        subscriber.feed.fail(tailGap(`More than ${MAX_CATCH_UP} entries arrived within one poll; read them with trafficLog and subscribe again with afterId.`));
+      } else {
+        delivered += subscriber.feed.push(entries);
+      }
+    }
+    return delivered;
+  }
+
+  /**
+   * What the leading replica read. Subscribers here that are behind what it read from (one that
+   * joined while a message was on its way, one whose check lapsed) first read what they missed,
+   * with their own key, so that none skips an entry.
+   */
+  async #heard(message: TailMessage): Promise<void> {
+    if (this.#stopped) return;
+    if ('failed' in message) {
+      const reason = new GatewayError(message.failed.message, { code: message.failed.code as ErrorCode });
+      for (const subscriber of [...this.#subscribers]) subscriber.feed.fail(reason);
+      return;
+    }
+    const current = this.#current(performance.now());
+    const behind = current.filter((s) => s.feed.cursor < message.after);
+    if (behind.length > 0) {
+      const reader = behind.reduce((a, b) => (b.checkedAt > a.checkedAt ? b : a));
+      try {
+        const read = await this.#read(reader.apiKey, Math.min(...behind.map((s) => s.feed.cursor)));
+        this.#deliver(behind, read.entries, read.complete);
+      } catch (error) {
+        if (accessLost(error)) this.#endKey(reader.apiKey, error);
+        // Otherwise they stay behind, and the next message tries again.
+      }
+    }
+    this.deps.onPoll('followed', this.#deliver(current, message.entries, message.complete));
   }
 
   /** The next poll: after the interval, or after a growing backoff while the upstream fails. */

@@ -1,0 +1,106 @@
+// The gateway's one connection to Redis (REDIS_URL), through which replicas share their state, and
+// the rule every shared store follows: Redis is never a single point of failure. A command runs
+// only while the connection is up and must answer within a short deadline; otherwise the store
+// falls back to its local state, and the request goes on. The loss is logged once, the return
+// once; `/metrics` and `/readyz` show which it is.
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/** A command slower than this is a failure: the request falls back rather than wait. */
+const COMMAND_TIMEOUT_MS = 250;
+const CONNECT_TIMEOUT_MS = 2_000;
+/** Reconnection: soon at first, then every two seconds for as long as it takes. */
+const reconnectDelay = (times: number) => Math.min(times * 100, 2_000);
+
+export type RedisState = 'connected' | 'unreachable';
+
+export interface SharedRedisOptions {
+  url: string;
+  logger: Logger;
+  /** Hears each change of state (metrics). */
+  onState?: (state: RedisState) => void;
+  /** Called each time the connection comes back (stores replay what they did alone meanwhile). */
+  onReconnect?: () => void;
+}
+
+export class SharedRedis {
+  readonly client: Redis;
+  #state: RedisState = 'unreachable';
+  #everConnected = false;
+  readonly #options: SharedRedisOptions;
+
+  constructor(options: SharedRedisOptions) {
+    this.#options = options;
+    this.client = new Redis(options.url, {
+      // Commands fail at once while disconnected (the store falls back) instead of queueing.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      retryStrategy: reconnectDelay,
+      lazyConnect: false,
+      // The URL may hold a password: never in a log line, an error or a metric.
+      showFriendlyErrorStack: false,
+    });
+    this.client.on('ready', () => this.#set('connected'));
+    this.client.on('close', () => this.#set('unreachable'));
+    // ioredis reports each failed connection attempt: the state change above is the one line.
+    this.client.on('error', () => {});
+  }
+
+  get state(): RedisState {
+    return this.#state;
+  }
+
+  get connected(): boolean {
+    return this.#state === 'connected';
+  }
+
+  /**
+   * `command` against Redis while it is connected, else (or when it fails or is slow) `fallback`:
+   * never an error to the caller because Redis failed.
+   */
+  async run<T>(command: (redis: Redis) => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
+    if (!this.connected) return fallback();
+    try {
+      return await command(this.client);
+    } catch {
+      return fallback();
+    }
+  }
+
+  /** Waits (bounded) for the first connection: a start with Redis up begins shared; one without says so once. */
+  async ready(timeoutMs = CONNECT_TIMEOUT_MS): Promise<void> {
+    if (this.connected) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.client.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.client.once('ready', done);
+    });
+    if (!this.connected) this.#options.logger.warn('Redis (REDIS_URL) does not answer: serving with this replica\'s local state until it does');
+  }
+
+  async close(): Promise<void> {
+    this.client.disconnect();
+  }
+
+  #set(state: RedisState): void {
+    if (state === this.#state) return;
+    const { logger } = this.#options;
+    this.#state = state;
+    this.#options.onState?.(state);
+    if (state === 'connected') {
+      if (this.#everConnected) {
+        logger.info('Redis (REDIS_URL) is reachable again: state is shared across replicas again');
+        this.#options.onReconnect?.();
+      }
+      this.#everConnected = true;
+    } else {
+      logger.warn('Redis (REDIS_URL) is unreachable: serving with this replica\'s local state until it returns');
+    }
+  }
+}

@@ -1,0 +1,302 @@
+// Replicas sharing state through a real Redis (Debian's redis-server on a free port): two gateway
+// processes (src/main.ts, as `npm start` runs it) in front of one reference service, their
+// upstream calls counted at a proxy. Buckets, the response cache and its invalidation, persisted
+// queries and export links are shared; Redis killed, no request fails and each replica serves
+// alone; Redis back, sharing resumes. GATEWAY_WORKERS=2 runs two workers on one port.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.ts';
+import { postGraphQL, TEST_KEYS } from '../helpers/gateway.ts';
+import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.ts';
+import { startTestV1, type TestV1 } from '../helpers/v1.ts';
+import { tailClient, until, type TailClient } from '../helpers/subscriptions.ts';
+import { makeLiveTrafficEntry } from '../../src/v1/seed/generate.ts';
+import { createRng } from '../../src/v1/seed/generate/rng.ts';
+import { insertTraffic } from '../../src/v1/storage/traffic.ts';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const START_TIMEOUT_MS = 30_000;
+
+interface Replica {
+  child: ChildProcess;
+  url: string;
+  output: { stderr: string };
+  stop(): Promise<number | null>;
+}
+
+const started: Replica[] = [];
+
+async function startReplica(env: Record<string, string>): Promise<Replica> {
+  const output = { stderr: '' };
+  const child = fork(MAIN, [], {
+    execArgv: ['--import', TSX_LOADER],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  child.stdout!.resume();
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready message: ${output.stderr}`)), START_TIMEOUT_MS);
+    child.on('message', (message: { type?: string; url?: string }) => {
+      if (message?.type === 'ready' && message.url) {
+        clearTimeout(timer);
+        resolve(message.url.replace('localhost', '127.0.0.1'));
+      }
+    });
+    void exited.then((code) => reject(new Error(`exited ${code}: ${output.stderr}`)));
+  });
+  const replica: Replica = {
+    child,
+    url,
+    output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  started.push(replica);
+  return replica;
+}
+
+async function send(replica: Replica, body: Record<string, unknown>, key: string = TEST_KEYS.admin) {
+  const response = await postGraphQL<Record<string, unknown>>(replica.url, body, { 'x-service-token': key });
+  return { ...response, json: JSON.parse(response.text) as { data?: Record<string, unknown>; errors?: { extensions?: Record<string, unknown> }[]; extensions?: Record<string, unknown> } };
+}
+
+const SIX_CALLS = '{ protectionDevices(first: 5) { nodes { id traffic(first: 1) { totalCount } } } }';
+const FRAMEWORKS = '{ securityFrameworks(organizationId: "1") { nodes { id title } } }';
+const gets = (proxy: CountingProxy) => proxy.calls.filter((call) => call.method === 'GET');
+
+const suite = redisAvailable() ? describe : describe.skip;
+
+suite('replicas sharing state through Redis', () => {
+  let redis: TestRedis;
+  let v1: TestV1;
+  let proxy: CountingProxy;
+  let a: Replica;
+  let b: Replica;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    v1 = await startTestV1({ seed: 'demo' });
+    proxy = await startCountingProxy(v1.url);
+    const env = {
+      UPSTREAM_URL: proxy.url,
+      REDIS_URL: redis.url,
+      RATE_LIMIT_CALLS: '10',
+      RATE_LIMIT_RESTORE_PER_S: '1',
+      RESPONSE_CACHE_TTL_S: '60',
+      NODE_ENV: 'production',
+    };
+    [a, b] = await Promise.all([startReplica(env), startReplica(env)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(started.map((replica) => replica.stop()));
+    await proxy?.close();
+    await v1?.close();
+    await redis?.close();
+  });
+
+  it('throttles a key with one bucket across replicas', async () => {
+    const first = await send(a, { query: SIX_CALLS }, TEST_KEYS.org2);
+    expect(first.status).toBe(200);
+    // 6 of 10 spent; what came back since (1 a second) is at most a call or two.
+    const throttle = (first.json.extensions?.cost as { throttle: { limit: number; remaining: number } }).throttle;
+    expect(throttle.limit).toBe(10);
+    expect(throttle.remaining).toBeGreaterThanOrEqual(4);
+    expect(throttle.remaining).toBeLessThanOrEqual(5);
+    const second = await send(b, { query: SIX_CALLS }, TEST_KEYS.org2);
+    expect(second.status).toBe(429);
+    expect(second.json.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+  });
+
+  it('answers from one replica what the other kept, and a mutation on one invalidates for both', async () => {
+    proxy.reset();
+    const kept = await send(a, { query: FRAMEWORKS });
+    expect(kept.json.errors).toBeUndefined();
+    const shared = await send(b, { query: FRAMEWORKS });
+    expect(shared.json.data).toEqual(kept.json.data);
+    expect(shared.json.extensions?.cost).toMatchObject({ upstreamCalls: 0 });
+    expect(gets(proxy)).toHaveLength(1);
+
+    const created = await send(b, { query: 'mutation { createSecurityFramework(organizationId: "1", input: { title: "Made on replica B", controls: [{ controlId: "R-1", type: "control", title: "A control", weight: 1, details: {}, frequency: "0 9 * * 1", description: "", evidenceType: "document" }] }) { id } }' });
+    expect(created.json.errors).toBeUndefined();
+    const after = await send(a, { query: FRAMEWORKS });
+    expect((after.json.data!.securityFrameworks as { nodes: { title: string }[] }).nodes.map((f) => f.title)).toContain('Made on replica B');
+  });
+
+  it('shares automatic persisted queries: registered on one, run by hash on the other', async () => {
+    const query = '{ protectionDevices(first: 1) { totalCount } }';
+    const sha256Hash = createHash('sha256').update(query).digest('hex');
+    const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    const registered = await send(a, { query, extensions });
+    expect(registered.json.errors).toBeUndefined();
+    const byHash = await send(b, { extensions });
+    expect(byHash.json.errors).toBeUndefined();
+    expect(byHash.json.data).toEqual(registered.json.data);
+  });
+
+  it('downloads from one replica an export link minted on the other, and keeps nothing readable in Redis', async () => {
+    const minted = await send(a, { query: 'mutation { createTrafficExport(deviceId: "1", format: CSV) { export { url } } }' });
+    expect(minted.json.errors).toBeUndefined();
+    const link = new URL((minted.json.data!.createTrafficExport as { export: { url: string } }).export.url);
+    const download = await fetch(new URL(link.pathname, b.url));
+    expect(download.status).toBe(200);
+    const csv = await download.text();
+    const direct = await fetch(`${v1.url}/api/v1/atb/1/traffic?export=csv`, { headers: { 'x-service-token': TEST_KEYS.admin } });
+    expect(csv).toBe(await direct.text());
+
+    // Everything in Redis: no key, no token, no device record in the clear.
+    const client = new Redis(redis.url);
+    try {
+      const keys = await client.keys('*');
+      expect(keys.length).toBeGreaterThan(0);
+      const token = link.pathname.split('/').pop()!;
+      for (const name of keys) {
+        const type = await client.type(name);
+        const value = type === 'string' ? await client.get(name) : type === 'hash' ? JSON.stringify(await client.hgetall(name)) : '';
+        for (const secret of [...Object.values(TEST_KEYS), token]) {
+          expect(name).not.toContain(secret);
+          expect(value ?? '').not.toContain(secret);
+        }
+      }
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('serves every request while Redis is down, says so in /readyz and /metrics, and shares again once it is back', async () => {
+    await redis.kill();
+    for (const replica of [a, b, a, b]) {
+      const response = await send(replica, { query: FRAMEWORKS });
+      expect(response.status).toBe(200);
+      expect(response.json.errors).toBeUndefined();
+    }
+    const ready = await fetch(new URL('/readyz', a.url));
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', redis: expect.stringMatching(/^unreachable/) });
+    expect(await (await fetch(new URL('/metrics', b.url))).text()).toMatch(/^redis_connected 0$/m);
+    expect(a.output.stderr + b.output.stderr).not.toContain(redis.url);
+
+    await redis.restart();
+    const until = Date.now() + 10_000;
+    while (!(await (await fetch(new URL('/metrics', a.url))).text()).match(/^redis_connected 1$/m) || !(await (await fetch(new URL('/metrics', b.url))).text()).match(/^redis_connected 1$/m)) {
+      if (Date.now() > until) throw new Error('the replicas did not reconnect to Redis');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    proxy.reset();
+    await send(a, { query: FRAMEWORKS });
+    const shared = await send(b, { query: FRAMEWORKS });
+    expect(shared.json.extensions?.cost).toMatchObject({ upstreamCalls: 0 });
+    expect(gets(proxy)).toHaveLength(1);
+  });
+});
+
+suite('GATEWAY_WORKERS', () => {
+  let redis: TestRedis;
+  let v1: TestV1;
+  beforeAll(async () => {
+    redis = await startRedis();
+    v1 = await startTestV1({ seed: 'demo' });
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((replica) => replica.stop()));
+    await v1?.close();
+    await redis?.close();
+  });
+
+  it('runs two workers on one port that answer, and drains both on SIGTERM', async () => {
+    const primary = await startReplica({ UPSTREAM_URL: v1.url, REDIS_URL: redis.url, GATEWAY_WORKERS: '2' });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(primary, { query: '{ protectionDevices(first: 1) { totalCount } }' })));
+    for (const answer of answers) expect(answer.json.errors).toBeUndefined();
+    expect(await primary.stop()).toBe(0);
+  });
+
+  it('stops with one line when more than one worker has no Redis to share state through', async () => {
+    await expect(startReplica({ UPSTREAM_URL: v1.url, GATEWAY_WORKERS: '2' })).rejects.toThrow(/exited 1: GATEWAY_WORKERS: 2 workers .* set REDIS_URL\n$/);
+  });
+});
+
+suite('the traffic tail across replicas', () => {
+  let redis: TestRedis;
+  let v1: TestV1;
+  let proxy: CountingProxy;
+  let a: Replica;
+  let b: Replica;
+  const clients: TailClient[] = [];
+  const device = 3;
+  const rng = createRng(17);
+  const log = (count: number) => {
+    const insert = v1.db.transaction(() => {
+      for (let i = 0; i < count; i++) insertTraffic(v1.db, makeLiveTrafficEntry(rng, device, new Date()));
+    });
+    insert();
+  };
+  // The tail's polls of the device: pages ordered by -id bigger than the admission checks' page of one.
+  const polls = () => proxy.calls.filter((call) => call.path === `/api/v1/atb/${device}/traffic` && call.query.get('order') === '-id' && call.query.get('limit') !== '1').length;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    v1 = await startTestV1({ seed: 'demo' });
+    proxy = await startCountingProxy(v1.url);
+    const env = { UPSTREAM_URL: proxy.url, REDIS_URL: redis.url, TAIL_POLL_INTERVAL_MS: '200' };
+    [a, b] = await Promise.all([startReplica(env), startReplica(env)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.dispose()));
+    await Promise.all(started.map((replica) => replica.stop()));
+    await proxy?.close();
+    await v1?.close();
+    await redis?.close();
+  });
+
+  it('polls once for subscribers on different replicas, each entry once to each; a killed poller is taken over with no entry lost or doubled', async () => {
+    const onA = tailClient(a.url, { 'x-service-token': TEST_KEYS.admin });
+    const onB = tailClient(b.url, { 'x-service-token': TEST_KEYS.admin });
+    clients.push(onA, onB);
+    const first = onA.subscribe({ deviceId: String(device) });
+    const second = onB.subscribe({ deviceId: String(device) });
+    // Both admitted (each with its own key's call, at its own time): entries until both receive.
+    const admitted = Date.now() + 15_000;
+    while (first.ids.length === 0 || second.ids.length === 0) {
+      if (Date.now() > admitted) throw new Error(`both subscribers receiving: ${JSON.stringify([first.errors, second.errors])}`);
+      log(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    proxy.reset();
+    const started = Date.now();
+    for (let batch = 0; batch < 10; batch++) {
+      log(3);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const seconds = (Date.now() - started) / 1000;
+    // One poller (every 200 ms) across both replicas, not one each.
+    expect(polls()).toBeLessThanOrEqual(Math.ceil((seconds * 1000) / 200) + 2);
+    expect(polls()).toBeGreaterThan(0);
+
+    const logged = (v1.db.prepare('SELECT id FROM traffic WHERE device_id = ? AND id >= ? ORDER BY id').all(device, first.ids[0]) as { id: number }[]).map((row) => row.id);
+    await until(() => first.ids.length >= logged.length, 5_000, 'the first subscriber');
+    expect(first.ids).toEqual(logged);
+
+    // The leader dies (whichever it is, each replica has a subscriber: kill A and keep B's).
+    a.child.kill('SIGKILL');
+    for (let batch = 0; batch < 10; batch++) {
+      log(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const newest = (v1.db.prepare('SELECT MAX(id) AS id FROM traffic WHERE device_id = ?').get(device) as { id: number }).id;
+    await until(() => (second.ids.at(-1) ?? 0) >= newest, 15_000, 'the entries logged after the poller died');
+    expect(second.errors).toEqual([]);
+    const all = (v1.db.prepare('SELECT id FROM traffic WHERE device_id = ? AND id >= ? ORDER BY id').all(device, second.ids[0]) as { id: number }[]).map((row) => row.id);
+    expect(second.ids).toEqual(all);
+  });
+});
