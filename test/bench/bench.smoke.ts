@@ -14,6 +14,7 @@ import type { BenchResults } from './results.ts';
 import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
 import type { ProductionFigures } from './production.ts';
+import type { ReplicaFigures } from './replicas.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
@@ -82,6 +83,13 @@ describe('npm run bench on a tiny database', () => {
       expect(row.variantNon2xx, `${row.variant} ${row.shapeId}`).toBe(0);
     }
     expect(production.spansReceived).toBeGreaterThan(0);
+    // Where redis-server is installed (CI requires it), two workers sharing it answer too.
+    const replicas = results.replicas as ReplicaFigures | { error: string };
+    if ('error' in replicas) expect(replicas.error).toMatch(/redis-server is not installed/);
+    else {
+      expect(replicas.shapes.map((row) => row.shapeId)).toEqual([2, 3]);
+      for (const row of replicas.shapes) expect([row.twoWorkersRps > 0, row.twoWorkersFailures]).toEqual([true, 0]);
+    }
     expect(results.checks).toHaveLength(17);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);

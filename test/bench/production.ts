@@ -49,18 +49,18 @@ interface Variant {
   shapes: (shape: Shape) => boolean;
 }
 
-interface Side {
+export interface Side {
   load: () => Promise<LoadSample>;
   /** The process whose CPU time is counted, when it is a gateway. */
   pid: number | undefined;
 }
 
-interface Measured {
+export interface Measured {
   load: ReturnType<typeof summarize>;
   cpuMs: number | null;
 }
 
-async function alternate(baseline: Side, variant: Side, rounds: number): Promise<{ baseline: Measured; variant: Measured }> {
+export async function alternate(baseline: Side, variant: Side, rounds: number): Promise<{ baseline: Measured; variant: Measured }> {
   const samples = { baseline: [] as LoadSample[], variant: [] as LoadSample[] };
   const cpu = { baseline: 0, variant: 0 };
   const run = async (name: 'baseline' | 'variant', side: Side) => {

@@ -145,6 +145,19 @@ export function textReport(results: BenchResults): string {
     }
   }
 
+  const replicas = results.replicas;
+  if (replicas && 'error' in replicas) out.push('', `Replicas: not measured (${replicas.error})`);
+  else if (replicas) {
+    out.push(
+      '',
+      `Replicas: GATEWAY_WORKERS=2 with Redis (throttling on) against one worker; a Redis round trip p50 ${f(replicas.redisRoundTripMs.p50, 3)} ms, p99 ${f(replicas.redisRoundTripMs.p99, 3)} ms:`,
+      ...replicas.shapes.map(
+        (row) =>
+          `  shape ${row.shapeId} ${row.shapeName.padEnd(16)} ${f(row.twoWorkersRps, 0)} vs ${f(row.oneWorkerRps, 0)} rps = ${f(row.ratio, 2)} x; p50 ${f(row.twoWorkersP50Ms, 1)} vs ${f(row.oneWorkerP50Ms, 1)} ms`,
+      ),
+    );
+  }
+
   out.push('', 'Targets:');
   for (const check of results.checks) out.push(`  [${check.met ? 'met' : 'NOT MET'}] ${check.name}: ${check.detail}`);
   return out.join('\n');

@@ -5,6 +5,7 @@ import type { ReferenceFigures } from './reference-figures.ts';
 import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
 import type { ProductionFigures } from './production.ts';
+import type { ReplicaFigures } from './replicas.ts';
 import type { BenchSettings } from './settings.ts';
 
 export const TARGETS = ['gateway', 'passthrough', 'direct'] as const;
@@ -100,5 +101,6 @@ export interface BenchResults {
   tail: TailFigures | { error: string } | null;
   export: ExportFigures | { error: string } | null;
   production: ProductionFigures | { error: string } | null;
+  replicas: ReplicaFigures | { error: string } | null;
   checks: TargetCheck[];
 }

@@ -22,6 +22,7 @@ import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
 import { benchTail } from './tail.ts';
 import { benchExport } from './export.ts';
 import { benchProduction } from './production.ts';
+import { benchReplicas } from './replicas.ts';
 import { evaluateExportTargets, evaluateProductionTargets, evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
 
 /** Shape 1 reads an ordinary device, not the hot one. */
@@ -123,6 +124,16 @@ async function main(): Promise<void> {
       }
     }
 
+    let replicas: BenchResults['replicas'] = null;
+    if (settings.replicas && measured.some((shape) => shape.id === 2 || shape.id === 3)) {
+      log('\nReplicas: GATEWAY_WORKERS=2 sharing a Redis (throttling on: two Redis round trips a request) against one worker');
+      try {
+        replicas = await benchReplicas(stack, measured, settings, log);
+      } catch (error) {
+        replicas = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+
     let exported: BenchResults['export'] = null;
     if (settings.export && settings.seed.hotTraffic > 0) {
       log(`\nExport: CSV of device ${HOT_DEVICE} through the gateway's link against v1's own`);
@@ -179,6 +190,7 @@ async function main(): Promise<void> {
       tail,
       export: exported,
       production,
+      replicas,
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),

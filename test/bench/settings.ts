@@ -15,6 +15,7 @@
 //   BENCH_EXPORT=0         skip the export through the gateway's link against v1's own (the hot device)
 //   BENCH_TAIL=0           skip the live traffic tail (1,000 subscribers over 50 devices, 100 entries/s)
 //   BENCH_PRODUCTION=0     skip the production settings (throttling, tracing, response cache) against the defaults
+//   BENCH_REPLICAS=0       skip GATEWAY_WORKERS=2 with Redis against one worker (needs redis-server)
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
 import { resolve } from 'node:path';
@@ -53,6 +54,8 @@ export interface BenchSettings {
   tail: boolean;
   /** Measure throttling and tracing on, and the response cache, against the defaults. */
   production: boolean;
+  /** Measure two workers sharing a Redis against one worker. */
+  replicas: boolean;
   key: string;
 }
 
@@ -113,6 +116,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     reference: (read(env, 'BENCH_REFERENCE') ?? '1') !== '0',
     tail: (read(env, 'BENCH_TAIL') ?? '1') !== '0',
     production: (read(env, 'BENCH_PRODUCTION') ?? '1') !== '0',
+    replicas: (read(env, 'BENCH_REPLICAS') ?? '1') !== '0',
     export: (read(env, 'BENCH_EXPORT') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
   };
