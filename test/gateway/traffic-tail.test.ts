@@ -68,6 +68,8 @@ describe('Subscription.trafficLogEntryAdded', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     // Polls read from offset 0; each subscriber's admission and recheck reads one entry, without an offset.
     const polls = stack.proxy.calls.filter((call) => call.path === `/api/v1/atb/${device}/traffic` && call.query.get('offset') === '0').length;
+    // The ten subscribers share a key: one recheck per period (400 ms here) for all of them.
+    const rechecks = stack.proxy.calls.filter((call) => call.path === `/api/v1/atb/${device}/traffic` && !call.query.has('offset')).length;
     const elapsed = performance.now() - startedAt;
     for (const s of subscribers) s.stop();
 
@@ -83,6 +85,8 @@ describe('Subscription.trafficLogEntryAdded', () => {
     // One poller's calls: about one per interval, not one per subscriber per interval.
     expect(polls).toBeGreaterThan(0);
     expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / POLL_MS) + 2);
+    expect(rechecks).toBeGreaterThan(0);
+    expect(rechecks).toBeLessThanOrEqual(Math.ceil(elapsed / 400) + 2);
   });
 
   it('resumes after afterId with the entries logged meanwhile, matching the filter, without a gap', async () => {

@@ -221,17 +221,23 @@ export class TrafficPoller {
   /** Each subscriber's own key is shown again once its check is older than the recheck period. */
   async #recheck(now: number): Promise<void> {
     const due = [...this.#subscribers].filter((s) => !s.feed.ended && !s.checking && now - s.checkedAt >= this.deps.settings.recheckMs);
+    // One call per key, whatever the number of its subscribers here: a dashboard's many tabs (or
+    // a thousand subscribers admitted together) do not become a burst of identical checks.
+    const byKey = new Map<string, Subscriber[]>();
+    for (const subscriber of due) byKey.set(subscriber.apiKey, [...(byKey.get(subscriber.apiKey) ?? []), subscriber]);
     await Promise.all(
-      due.map(async (subscriber) => {
-        subscriber.checking = true;
+      [...byKey].map(async ([apiKey, subscribers]) => {
+        for (const subscriber of subscribers) subscriber.checking = true;
         try {
-          await this.#withClient(subscriber.apiKey, (client) => this.deps.check(client));
-          subscriber.checkedAt = performance.now();
+          await this.#withClient(apiKey, (client) => this.deps.check(client));
+          // What the check showed holds for every subscriber of this key here, due or not yet.
+          const checkedAt = performance.now();
+          for (const subscriber of this.#subscribers) if (subscriber.apiKey === apiKey) subscriber.checkedAt = checkedAt;
         } catch (error) {
-          // Only a refusal ends it; an upstream that fails says nothing of the key.
-          if (accessLost(error)) subscriber.feed.fail(error);
+          // Only a refusal ends them; an upstream that fails says nothing of the key.
+          if (accessLost(error)) this.#endKey(apiKey, error);
         } finally {
-          subscriber.checking = false;
+          for (const subscriber of subscribers) subscriber.checking = false;
         }
       }),
     );
