@@ -4,7 +4,7 @@
 // page it is under. Identical calls are made once per request, so this is an upper bound; the
 // bucket is charged what the operation actually made.
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { getNamedType, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../../connections/connection.ts';
 
 /** Calls of the root fields that make more than one. */
@@ -28,12 +28,45 @@ export function callEstimator(schema: GraphQLSchema): ComplexityEstimator {
 }
 
 /** The estimate, or Infinity for a document too large to estimate. */
-export function estimateCalls(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): number {
+export function estimateCalls(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined, estimator = callEstimator(schema)): number {
   const single: DocumentNode = { ...document, definitions: document.definitions.filter((d) => d.kind !== 'OperationDefinition' || d === operation) };
   try {
-    return getComplexity({ schema, query: single, variables: variables ?? {}, estimators: [callEstimator(schema)] });
+    return getComplexity({ schema, query: single, variables: variables ?? {}, estimators: [estimator] });
   } catch (error) {
     if (error instanceof GraphQLError) return Infinity;
     throw error;
   }
+}
+
+/** Distinct variable values remembered per document (a client paging through sizes, say). */
+const MAX_ESTIMATES_PER_DOCUMENT = 64;
+
+/**
+ * Estimates remembered per document: walking an operation with its types costs as much as a small
+ * request's whole execution, and Apollo hands the same parsed document to every request of the
+ * same text. Only page sizes (`first`/`last`, Int) and @include/@skip (Boolean) change an
+ * estimate, so the Int and Boolean variables' values name it.
+ */
+export function callEstimates(schema: GraphQLSchema) {
+  const estimator = callEstimator(schema);
+  const known = new WeakMap<DocumentNode, Map<string, number>>();
+  return (document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): number => {
+    const key = estimateKey(operation, variables);
+    let byValues = known.get(document);
+    const cached = byValues?.get(key);
+    if (cached !== undefined) return cached;
+    const estimate = estimateCalls(schema, document, operation, variables, estimator);
+    if (byValues === undefined) known.set(document, (byValues = new Map()));
+    if (byValues.size < MAX_ESTIMATES_PER_DOCUMENT) byValues.set(key, estimate);
+    return estimate;
+  };
+}
+
+function estimateKey(operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): string {
+  const values: unknown[] = [operation.name?.value ?? null];
+  for (const definition of operation.variableDefinitions ?? []) {
+    const type = definition.type.kind === Kind.NON_NULL_TYPE ? definition.type.type : definition.type;
+    if (type.kind === Kind.NAMED_TYPE && (type.name.value === 'Int' || type.name.value === 'Boolean')) values.push(variables?.[definition.variable.name.value] ?? null);
+  }
+  return JSON.stringify(values);
 }

@@ -7,7 +7,7 @@ import { HeaderMap, type ApolloServerPlugin, type BaseContext, type GraphQLReque
 import { ErrorCode, GatewayError } from '../../errors.ts';
 import type { RequestObservation } from '../../observability/observation.ts';
 import type { BucketSettings, BucketStore } from './buckets.ts';
-import { estimateCalls } from './call-estimate.ts';
+import { callEstimates } from './call-estimate.ts';
 import { keyHash } from '../../key-hash.ts';
 
 export interface ThrottleStatus {
@@ -43,6 +43,7 @@ export function throttle<TContext extends ThrottledContext>(settings: BucketSett
   const refused = new WeakMap<GraphQLRequest, ThrottleStatus>();
   const admitted = new WeakMap<GraphQLRequest, Admitted>();
   const status = (remaining: number): ThrottleStatus => ({ limit: settings.limit, remaining, restorePerSecond: settings.restorePerSecond });
+  let estimate: ReturnType<typeof callEstimates> | undefined;
   return {
     async finish(request, callCount) {
       const entry = admitted.get(request);
@@ -59,7 +60,8 @@ export function throttle<TContext extends ThrottledContext>(settings: BucketSett
         return {
           async didResolveOperation({ schema, document, operation, request }) {
             if (!operation) return;
-            const estimated = Math.min(settings.limit, estimateCalls(schema, document, operation, request.variables));
+            estimate ??= callEstimates(schema);
+            const estimated = Math.min(settings.limit, estimate(document, operation, request.variables));
             const reservation = await store.reserve(bucket, estimated);
             if (!reservation.ok) {
               refused.set(request, status(reservation.remaining));
