@@ -4,6 +4,9 @@
 // queries and export links are shared; Redis killed, no request fails and each replica serves
 // alone; Redis back, sharing resumes. GATEWAY_WORKERS=2 runs two workers on one port.
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -71,6 +74,9 @@ async function send(replica: Replica, body: Record<string, unknown>, key: string
 
 const SIX_CALLS = '{ protectionDevices(first: 5) { nodes { id traffic(first: 1) { totalCount } } } }';
 const FRAMEWORKS = '{ securityFrameworks(organizationId: "1") { nodes { id title } } }';
+const OLD_DOCUMENT = 'query OldFront { protectionDevices(first: 2) { totalCount } }';
+const NEW_DOCUMENT = 'query NewFront { protectionDevices(first: 3) { nodes { id } } }';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const gets = (proxy: CountingProxy) => proxy.calls.filter((call) => call.method === 'GET');
 
 const suite = redisAvailable() ? describe : describe.skip;
@@ -94,7 +100,14 @@ suite('replicas sharing state through Redis', () => {
       RESPONSE_CACHE_TTL_S: '60',
       NODE_ENV: 'production',
     };
-    [a, b] = await Promise.all([startReplica(env), startReplica(env)]);
+    // Two front-end builds: A was deployed with the new one's trusted documents, B still has the old.
+    const manifests = mkdtempSync(join(tmpdir(), 'manifests-'));
+    writeFileSync(join(manifests, 'new.json'), JSON.stringify({ [`sha256:${sha256(NEW_DOCUMENT)}`]: NEW_DOCUMENT }));
+    writeFileSync(join(manifests, 'old.json'), JSON.stringify({ [`sha256:${sha256(OLD_DOCUMENT)}`]: OLD_DOCUMENT }));
+    [a, b] = await Promise.all([
+      startReplica({ ...env, TRUSTED_DOCUMENTS: join(manifests, 'new.json'), TRUSTED_DOCUMENTS_MODE: 'log' }),
+      startReplica({ ...env, TRUSTED_DOCUMENTS: join(manifests, 'old.json'), TRUSTED_DOCUMENTS_MODE: 'log' }),
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -141,6 +154,17 @@ suite('replicas sharing state through Redis', () => {
     const byHash = await send(b, { extensions });
     expect(byHash.json.errors).toBeUndefined();
     expect(byHash.json.data).toEqual(registered.json.data);
+  });
+
+  it('knows on every replica the trusted documents any replica was deployed with', async () => {
+    // B's own manifest is the old build's; the new build's document is A's, shared through Redis.
+    const byId = await send(b, { documentId: `sha256:${sha256(NEW_DOCUMENT)}` });
+    expect(byId.json.errors).toBeUndefined();
+    expect((byId.json.data!.protectionDevices as { nodes: unknown[] }).nodes).toHaveLength(3);
+    const old = await send(a, { documentId: `sha256:${sha256(OLD_DOCUMENT)}` });
+    expect(old.json.data).toEqual({ protectionDevices: { totalCount: expect.any(Number) } });
+    const unknown = await send(b, { documentId: `sha256:${sha256('query Nobody { __typename }')}` });
+    expect(unknown.json.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 
   it('downloads from one replica an export link minted on the other, and keeps nothing readable in Redis', async () => {
