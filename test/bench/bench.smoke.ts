@@ -76,6 +76,7 @@ describe('npm run bench on a tiny database', () => {
     expect(production.variants.map((row) => `${row.variant} ${row.shapeId}`)).toEqual([
       ...[1, 2, 3, 4, 5].map((id) => `throttle ${id}`),
       ...[1, 2, 3, 4, 5].map((id) => `tracing ${id}`),
+      ...[1, 2, 3, 4, 5].map((id) => `tracing-10% ${id}`),
       ...[1, 2, 3, 4].map((id) => `cache ${id}`),
     ]);
     for (const row of production.variants) {
@@ -90,7 +91,7 @@ describe('npm run bench on a tiny database', () => {
       expect(replicas.shapes.map((row) => row.shapeId)).toEqual([2, 3]);
       for (const row of replicas.shapes) expect([row.twoWorkersRps > 0, row.twoWorkersFailures]).toEqual([true, 0]);
     }
-    expect(results.checks).toHaveLength(17);
+    expect(results.checks).toHaveLength(18);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);
   }, 300_000);

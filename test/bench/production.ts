@@ -1,6 +1,6 @@
 // What the production settings cost, side by side with the gateway as `npm start` runs it: the
-// same shapes, in alternating stretches (baseline, variant, variant, baseline…), on gateways that
-// differ by one setting:
+// same shapes, in alternating stretches (baseline, variant, variant, baseline…), on two gateways
+// started together that differ by one setting:
 //
 // - throttling on, with a budget this load never exhausts (every request still reserves and settles);
 // - tracing on, every span exported over OTLP/HTTP to a real receiver in this process;
@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 const START_TIMEOUT_MS = 60_000;
 
 export interface VariantFigures {
-  variant: 'throttle' | 'tracing' | 'cache';
+  variant: 'throttle' | 'tracing' | 'tracing-10%' | 'cache';
   shapeId: number;
   shapeName: string;
   /** What the variant is compared with: the default gateway, or (cache) the pass-through. */
@@ -116,6 +116,13 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
     { name: 'throttle', env: { RATE_LIMIT_CALLS: '10000000', RATE_LIMIT_RESTORE_PER_S: '10000000' }, against: 'gateway', shapes: () => true },
     // Every request sampled (the SDK's default, parent-based always-on), batches at the SDK's defaults.
     { name: 'tracing', env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, against: 'gateway', shapes: () => true },
+    // As the README recommends for production: a tenth of the traces (a client's sampled traceparent still is).
+    {
+      name: 'tracing-10%',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+      against: 'gateway',
+      shapes: () => true,
+    },
     // A repeated read: the mutation (shape 5) is never cached.
     { name: 'cache', env: { RESPONSE_CACHE_TTL_S: '60' }, against: 'passthrough', shapes: (shape) => shape.id !== 5 },
   ];
@@ -123,20 +130,31 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
   const stretchS = Math.max(1, settings.durationS / settings.rounds);
   try {
     for (const variant of variants) {
-      let child: BenchChild | undefined;
+      const children: BenchChild[] = [];
       try {
-        child = startGatewayChild(`gateway (${variant.name})`, settings, stack.v1Url, variant.env);
-        const { url } = await child.ready(START_TIMEOUT_MS);
-        for (const shape of shapes.filter(variant.shapes)) {
-          const variantTarget = graphqlTarget(url, shape, settings.key);
-          const baselineTarget =
-            variant.against === 'gateway' ? graphqlTarget(stack.gatewayUrl, shape, settings.key) : plainTarget(stack.passthroughUrl, shape.passthrough, settings.key);
-          if (settings.warmupS > 0) {
-            await autocannonLoad(variantTarget, shape.connections, { durationS: settings.warmupS });
-            await autocannonLoad(baselineTarget, shape.connections, { durationS: settings.warmupS });
-          }
+        // Against a default gateway started with it: two processes of the same age (a fresh one
+        // spends its first minute compiling and growing its heap; the run's own gateway is long past that).
+        const child = startGatewayChild(`gateway (${variant.name})`, settings, stack.v1Url, variant.env);
+        children.push(child);
+        const twin = variant.against === 'gateway' ? startGatewayChild('gateway (defaults)', settings, stack.v1Url) : undefined;
+        if (twin) children.push(twin);
+        const [{ url }, twinReady] = await Promise.all([child.ready(START_TIMEOUT_MS), twin?.ready(START_TIMEOUT_MS)]);
+        const selected = shapes.filter(variant.shapes);
+        const targets = (shape: Shape) => ({
+          variant: graphqlTarget(url, shape, settings.key),
+          baseline: twinReady ? graphqlTarget(twinReady.url, shape, settings.key) : plainTarget(stack.passthroughUrl, shape.passthrough, settings.key),
+        });
+        // Both warmed on every shape before any is measured.
+        for (const shape of selected) {
+          const { variant: v, baseline: b } = targets(shape);
+          const warmS = Math.max(1, settings.warmupS);
+          await autocannonLoad(v, shape.connections, { durationS: warmS });
+          await autocannonLoad(b, shape.connections, { durationS: warmS });
+        }
+        for (const shape of selected) {
+          const { variant: variantTarget, baseline: baselineTarget } = targets(shape);
           const measured = await alternate(
-            { load: () => autocannonLoad(baselineTarget, shape.connections, { durationS: stretchS }), pid: variant.against === 'gateway' ? stack.gateway.pid : undefined },
+            { load: () => autocannonLoad(baselineTarget, shape.connections, { durationS: stretchS }), pid: twin?.pid },
             { load: () => autocannonLoad(variantTarget, shape.connections, { durationS: stretchS }), pid: child.pid },
             settings.rounds,
           );
@@ -157,14 +175,14 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
           };
           figures.push(result);
           log(
-            `  ${variant.name.padEnd(8)} shape ${shape.id} ${shape.name.padEnd(16)} ${result.variantRps.toFixed(0).padStart(6)} rps vs ${variant.against} ` +
+            `  ${variant.name.padEnd(11)} shape ${shape.id} ${shape.name.padEnd(16)} ${result.variantRps.toFixed(0).padStart(6)} rps vs ${variant.against} ` +
               `${result.baselineRps.toFixed(0).padStart(6)} rps = ${result.ratio.toFixed(2)} x` +
               (result.cpuRatio === null ? '' : `; CPU ${result.variantCpuMs!.toFixed(3)} vs ${result.baselineCpuMs!.toFixed(3)} ms/req = ${result.cpuRatio.toFixed(2)} x`) +
               (result.variantNon2xx ? `  ${result.variantNon2xx} failures` : ''),
           );
         }
       } finally {
-        await child?.stop();
+        await Promise.all(children.map((child) => child.stop()));
       }
     }
     return { variants: figures, spansReceived: receiver.spans() };

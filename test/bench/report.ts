@@ -139,7 +139,7 @@ export function textReport(results: BenchResults): string {
     out.push('', 'Production settings, each against the default gateway (cache: against the pass-through), rps side by side:');
     for (const row of production.variants) {
       out.push(
-        `  ${row.variant.padEnd(8)} shape ${row.shapeId} ${row.shapeName.padEnd(16)} ${f(row.variantRps, 0)} vs ${f(row.baselineRps, 0)} rps = ${f(row.ratio, 2)} x` +
+        `  ${row.variant.padEnd(11)} shape ${row.shapeId} ${row.shapeName.padEnd(16)} ${f(row.variantRps, 0)} vs ${f(row.baselineRps, 0)} rps = ${f(row.ratio, 2)} x` +
           (row.cpuRatio === null ? '' : `; gateway CPU ${f(row.variantCpuMs!, 3)} vs ${f(row.baselineCpuMs!, 3)} ms/request`),
       );
     }

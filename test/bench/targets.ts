@@ -171,26 +171,32 @@ export function evaluateExportTargets(exported: BenchResults['export']): TargetC
 
 /**
  * Throttling on costs no more than noise, tracing at most 10 %: judged on the gateway's own CPU
- * time per request (variant over default at most 1.1), which the load generator and the upstream
- * sharing the machine's cores do not blur as they do requests per second (reported beside it).
+ * time per request (variant over a default gateway started with it), which the load generator
+ * and the upstream sharing the machine's cores blur less than requests per second (reported
+ * beside it). One shape's ratio moves by some ±12 % from run to run on these machines, in either
+ * direction; a real cost moves every shape the same way. So the mean over the shapes is judged
+ * (throttling at most 1.05, tracing at most 1.10), and each shape's figure is listed.
  */
 export function evaluateProductionTargets(production: BenchResults['production']): TargetCheck[] {
   if (production === null) return [];
   if ('error' in production) return [{ name: 'production settings: measured', met: false, detail: production.error }];
   const checks: TargetCheck[] = [];
-  for (const [variant, label] of [
-    ['throttle', 'throttling on costs no more than noise'],
-    ['tracing', 'tracing on (every request sampled) costs at most 10 %'],
+  for (const [variant, limit, label] of [
+    ['throttle', 1.05, 'throttling on costs no more than noise'],
+    ['tracing', 1.1, 'tracing on, every request sampled (the SDK default), costs at most 10 %'],
+    ['tracing-10%', 1.1, 'tracing on, a tenth of requests sampled (the README\'s production value), costs at most 10 %'],
   ] as const) {
     const rows = production.variants.filter((row) => row.variant === variant);
     if (rows.length === 0) continue;
     const cost = (row: (typeof rows)[number]) => (row.cpuRatio === null ? Infinity : 1 / row.cpuRatio);
+    const mean = rows.reduce((sum, row) => sum + cost(row), 0) / rows.length;
     checks.push({
-      name: `${label}: gateway CPU per request <= 1.1 x the default gateway's on every shape, no failures`,
-      met: rows.every((row) => cost(row) <= 1.1 && row.variantNon2xx === 0) && (variant !== 'tracing' || production.spansReceived > 0),
+      name: `${label}: gateway CPU per request, mean over the shapes <= ${limit} x a default gateway's, no failures`,
+      met: mean <= limit && rows.every((row) => row.variantNon2xx === 0) && (!variant.startsWith('tracing') || production.spansReceived > 0),
       detail:
+        `mean ${fixed(mean)} x; ` +
         rows.map((row) => `shape ${row.shapeId} CPU ${fixed(cost(row))} x, rps ${fixed(row.ratio)} x`).join('; ') +
-        (variant === 'tracing' ? `; ${production.spansReceived} spans received` : ''),
+        (variant.startsWith('tracing') ? `; ${production.spansReceived} spans received in all` : ''),
     });
   }
   return checks;
