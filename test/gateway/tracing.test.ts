@@ -110,6 +110,19 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(stack.proxy.calls.map((call) => call.headers.traceparent)).toEqual(attempts.map((span) => `00-${traceId}-${span.spanId}-01`));
   });
 
+  it('follows a client’s decision not to sample: no span, and the unsampled traceparent upstream', async () => {
+    stack.proxy.reset();
+    const unsampled = '2'.repeat(32);
+    const response = await send(stack, FAN_OUT, { traceparent: `00-${unsampled}-${CLIENT_SPAN}-00` });
+    expect(response.errors).toBeUndefined();
+    expect(stack.proxy.calls).toHaveLength(3);
+    for (const call of stack.proxy.calls) expect(call.headers.traceparent).toMatch(new RegExp(`^00-${unsampled}-[0-9a-f]{16}-00$`));
+    // A sampled request after it is exported (the exporter works), the unsampled one never was.
+    await send(stack, FAN_OUT, { traceparent: `00-${'3'.repeat(32)}-${CLIENT_SPAN}-01` });
+    await receiver.waitFor(1, inTrace('3'.repeat(32)));
+    expect(receiver.spans.filter(inTrace(unsampled))).toEqual([]);
+  });
+
   it('gives a failed or refused operation its code as its outcome', async () => {
     const response = await postGraphQL(stack.gateway.url, { query: FAN_OUT }, { traceparent: `00-${'1'.repeat(32)}-${CLIENT_SPAN}-01` });
     expect(response.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');

@@ -31,6 +31,13 @@ export function startTracing(settings: TracingSettings): GatewayTracing {
       const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
       const span = tracer.startSpan('GraphQL operation', { kind: SpanKind.SERVER }, parent);
       const own = trace.setSpan(ROOT_CONTEXT, span);
+      if (!span.isRecording()) {
+        // Not sampled (the client's decision, or the sampler's): no span is made, but the
+        // decision travels upstream in the request's own traceparent, as W3C Trace Context asks.
+        const headers: Record<string, string> = {};
+        propagator.inject(own, headers, defaultTextMapSetter);
+        return { attempt: () => ({ headers, end() {} }), describe() {}, end() {} };
+      }
       return {
         attempt(route, attempt) {
           const child = tracer.startSpan(
