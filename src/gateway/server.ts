@@ -35,7 +35,6 @@ import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graph
 import { readiness } from './http/readiness.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor, staleExtensionPlugin } from './response-cache/index.ts';
-import { tracingPlugin } from './observability/tracing/plugin.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
@@ -148,10 +147,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ...limits.plugins,
       // After the cost limit (a refused operation reserves nothing), before the cost report (which shows the bucket).
       ...(throttled ? [throttled.plugin] : []),
-      observabilityPlugin<GatewayContext>({ logger, metrics }),
+      observabilityPlugin<GatewayContext>({ logger, metrics, estimateOf: cost.estimateOf }),
       cost.plugin,
       ...(responseCache ? [staleExtensionPlugin<GatewayContext>()] : []),
-      ...(tracing ? [tracingPlugin<GatewayContext>(cost.estimateOf)] : []),
     ],
   });
   await apollo.start();

@@ -1,34 +1,39 @@
 // What the gateway tells its operator about each GraphQL request: one JSON log line (request id,
 // operation, outcome and error codes, duration, the upstream calls it made) and the metrics.
 // The API key is never among the fields read here.
-import type { ApolloServerPlugin, BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequest, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestObservation } from './observation.ts';
 import type { GatewayMetrics } from './metrics.ts';
+import type { OperationTrace } from './tracing/trace-types.ts';
 
 /** What the plugin needs of the context: its request id and observation. */
 export interface ObservedContext extends BaseContext {
   requestId: string;
   observation?: RequestObservation;
+  /** With tracing on: the request's span. */
+  trace?: OperationTrace;
 }
 
 export interface ObservabilityOptions {
   logger: Logger;
   metrics: GatewayMetrics;
+  /** The operation's estimated cost, for its span (tracing on). */
+  estimateOf?: (request: GraphQLRequest) => number | undefined;
 }
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
-export function responseErrors(response: GraphQLRequestContextWillSendResponse<BaseContext>['response']): readonly GraphQLFormattedError[] {
+function responseErrors(response: GraphQLRequestContextWillSendResponse<BaseContext>['response']): readonly GraphQLFormattedError[] {
   const body = response.body;
   return (body.kind === 'single' ? body.singleResult.errors : body.initialResult.errors) ?? [];
 }
 
 /** The distinct `extensions.code`s of the answer, in order; a limit's `reason` is kept beside its code. */
-export function errorCodes(errors: readonly GraphQLFormattedError[]): string[] {
+function errorCodes(errors: readonly GraphQLFormattedError[]): string[] {
   const codes = new Set<string>();
   for (const error of errors) {
     const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL_SERVER_ERROR';
@@ -41,7 +46,7 @@ export function errorCodes(errors: readonly GraphQLFormattedError[]): string[] {
 // Codes that say the gateway or its upstream failed, not the client: worth a warning.
 const OPERATOR_CODES = /^(INTERNAL_SERVER_ERROR|UPSTREAM_(UNAVAILABLE|TIMEOUT|BAD_RESPONSE))\b/;
 
-export function observabilityPlugin<TContext extends ObservedContext>({ logger, metrics }: ObservabilityOptions): ApolloServerPlugin<TContext> {
+export function observabilityPlugin<TContext extends ObservedContext>({ logger, metrics, estimateOf }: ObservabilityOptions): ApolloServerPlugin<TContext> {
   // The request line below is built from the names written here and nothing else, none of them
   // a key field at any depth: the logger's redaction could never change a byte of it, yet its
   // wildcard paths cost about 35 µs per line (some 8 % of a small request). So this one line
@@ -56,7 +61,20 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
           const name = (operationName ?? request.operationName)?.slice(0, 100) ?? null;
           const codes = errorCodes(responseErrors(response));
           const observation = context.observation;
-          metrics.countOperation(name, codes[0]?.split(':')[0] ?? 'ok');
+          const outcome = codes[0]?.split(':')[0] ?? 'ok';
+          metrics.countOperation(name, outcome);
+          // The request's span (tracing on) learns what its log line says, from the same figures.
+          if (context.trace) {
+            const estimated = estimateOf?.(request);
+            context.trace.describe({
+              name,
+              type: operation?.operation ?? null,
+              outcome,
+              errorCodes: codes.map((code) => code.split(':')[0]!),
+              estimatedCost: estimated !== undefined && Number.isFinite(estimated) ? estimated : null,
+              upstreamCalls: observation?.callCount ?? 0,
+            });
+          }
           const line = {
             requestId: context.requestId,
             operation: name,

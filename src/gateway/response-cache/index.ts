@@ -19,9 +19,9 @@ export function responseCacheFor(
   share: (local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void) => ResponseCacheStore = (local) => local,
 ): ResponseCacheStore | undefined {
   if (settings.ttlMs === 0 && settings.staleIfErrorMs === 0) return undefined;
-  let local: ResponseCache | undefined = undefined;
-  const metrics = new CacheMetrics([registry], () => local?.bytes ?? 0);
-  local = new ResponseCache(settings, metrics.count);
+  // The gauge reads the cache's size when scraped, long after both exist.
+  const metrics: CacheMetrics = new CacheMetrics([registry], (): number => local.bytes);
+  const local: ResponseCache = new ResponseCache(settings, metrics.count);
   return share(local, settings, metrics.count);
 }
 
