@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.ts';
-import { postGraphQL, TEST_KEYS } from '../helpers/gateway.ts';
+import { DEMO_ADMIN_KEY, postGraphQL, TEST_KEYS } from '../helpers/gateway.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startTestV1, type TestV1 } from '../helpers/v1.ts';
 import { tailClient, until, type TailClient } from '../helpers/subscriptions.ts';
@@ -242,6 +242,16 @@ suite('GATEWAY_WORKERS', () => {
     for (const answer of answers) expect(answer.json.errors).toBeUndefined();
     expect(await primary.stop()).toBe(0);
   });
+
+  it('runs the embedded demo once for two workers, which answer with its demo key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'workers-demo-'));
+    const primary = await startReplica({ REDIS_URL: redis.url, GATEWAY_WORKERS: '2', V1_DATABASE: join(dir, 'v1.sqlite') });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => postGraphQL<Record<string, unknown>>(primary.url, { query: '{ protectionDevices(first: 1) { totalCount } }' }, { 'x-service-token': DEMO_ADMIN_KEY })),
+    );
+    for (const answer of answers) expect(JSON.parse(answer.text).errors).toBeUndefined();
+    expect(await primary.stop()).toBe(0);
+  }, 60_000);
 
   it('stops with one line when more than one worker has no Redis to share state through', async () => {
     await expect(startReplica({ UPSTREAM_URL: v1.url, GATEWAY_WORKERS: '2' })).rejects.toThrow(/exited 1: GATEWAY_WORKERS: 2 workers .* set REDIS_URL\n$/);
