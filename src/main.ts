@@ -3,8 +3,7 @@
 // This is the only module that knows both halves; they never import each other.
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
-import { parseV1Config } from './v1/config.ts';
-import { startV1Service, type V1Service, type V1ServiceOptions } from './v1/server.ts';
+import type { V1Service, V1ServiceOptions } from './v1/server.ts';
 import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
 
 /** The embedded demo's traffic: a few entries a second over its devices, a small database a day. */
@@ -24,11 +23,12 @@ function isConfigError(error: unknown): error is Error {
   return error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError');
 }
 
-function readSettings(): { config: GatewayConfig; v1Options: V1ServiceOptions | undefined } {
+async function readSettings(): Promise<{ config: GatewayConfig; v1Options: V1ServiceOptions | undefined }> {
   try {
     const config = parseGatewayConfig(process.env);
-    // V1_* settings matter only to the embedded service; with UPSTREAM_URL they are not read.
-    const v1Options = config.upstreamUrl === undefined ? parseV1Config(process.env) : undefined;
+    // V1_* settings matter only to the embedded service; with UPSTREAM_URL they are not read, and
+    // the reference service's code (its database driver included) is never loaded.
+    const v1Options = config.upstreamUrl === undefined ? (await import('./v1/config.ts')).parseV1Config(process.env) : undefined;
     return { config, v1Options };
   } catch (error) {
     if (isConfigError(error)) fail(error.message);
@@ -40,6 +40,7 @@ function readSettings(): { config: GatewayConfig; v1Options: V1ServiceOptions | 
 async function startEmbedded(v1Options: V1ServiceOptions): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
   let embedded: V1Service;
   try {
+    const { startV1Service } = await import('./v1/server.ts');
     // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
     // that a newcomer who subscribes to a device's traffic sees entries arrive.
     embedded = await startV1Service({
@@ -81,7 +82,7 @@ function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedd
 }
 
 async function main(): Promise<void> {
-  const { config, v1Options } = readSettings();
+  const { config, v1Options } = await readSettings();
   const worker = isWorker();
 
   let embedded: V1Service | undefined;

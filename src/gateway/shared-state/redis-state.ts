@@ -1,0 +1,58 @@
+// The shared state over Redis (REDIS_URL): each store backed by the one connection, what must be
+// redone when Redis returns, and the connection's gauge. Loaded by index.ts only when REDIS_URL is
+// set: a gateway without it never loads the Redis client.
+import { Gauge, type Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { RedisBuckets } from './buckets.ts';
+import { SharedPersistedQueries, SharedTrustedDocuments } from './documents.ts';
+import { RedisExportLinks } from './export-links.ts';
+import { SharedRedis } from './redis.ts';
+import { SharedResponseCache } from './response-cache.ts';
+import { RedisTailCoordinator } from './tail-leases.ts';
+import type { SharedState } from './shared-state.ts';
+
+export async function redisSharedState(redisUrl: string, logger: Logger, registry: Registry): Promise<SharedState> {
+  const connected = new Gauge({ name: 'redis_connected', help: 'Whether the shared state (REDIS_URL) is reachable: 1, or 0 while each replica uses its local state', registers: [registry] });
+  // What must be redone when Redis returns: invalidations made without it, documents to share.
+  const onReturn: (() => Promise<void>)[] = [];
+  const closing: (() => void)[] = [];
+  const redis = new SharedRedis({
+    url: redisUrl,
+    logger,
+    onState: (state) => connected.set(state === 'connected' ? 1 : 0),
+    onReconnect: () => {
+      for (const redo of onReturn) void redo().catch(() => {});
+    },
+  });
+  connected.set(0);
+  await redis.ready();
+  return {
+    get redisState() {
+      return redis.state;
+    },
+    buckets: (settings) => new RedisBuckets(redis, settings),
+    exportLinks: () => new RedisExportLinks(redis),
+    persistedQueries: (local) => new SharedPersistedQueries(redis, local),
+    trustedDocuments: (own) => {
+      const shared = new SharedTrustedDocuments(redis, own);
+      void shared.publish();
+      onReturn.push(() => shared.publish());
+      return shared;
+    },
+    responseCache: (local, settings, onEvent) => {
+      const shared = new SharedResponseCache(redis, local, settings, onEvent);
+      onReturn.push(() => shared.replay());
+      return shared;
+    },
+    tailCoordinator: (pollIntervalMs) => {
+      // A dead holder's pollers are taken over within three of its polls (at least 3 s).
+      const coordinator = new RedisTailCoordinator(redis, Math.max(3_000, pollIntervalMs * 3));
+      closing.push(() => coordinator.close());
+      return coordinator;
+    },
+    close: async () => {
+      for (const close of closing) close();
+      await redis.close();
+    },
+  };
+}

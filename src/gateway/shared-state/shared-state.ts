@@ -1,0 +1,22 @@
+// What replicas share (REDIS_URL) or each keeps alone: the stores a gateway instance is given at
+// start, one interface for both (index.ts makes them).
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import type { ExportLinkStore } from '../exports/links.ts';
+import type { BucketSettings, BucketStore } from '../limits/throttle/buckets.ts';
+import type { CacheEvent, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
+import type { MemoryTrustedDocuments, TrustedDocumentStore } from '../trusted-documents/manifest.ts';
+import type { RedisState } from './redis.ts';
+import type { TailCoordinator } from '../domains/protection-devices/tail/coordination.ts';
+
+export interface SharedState {
+  /** `connected` or `unreachable` with Redis; undefined without REDIS_URL. */
+  readonly redisState: RedisState | undefined;
+  buckets(settings: BucketSettings): BucketStore | undefined;
+  exportLinks(): ExportLinkStore;
+  persistedQueries(local: KeyValueCache<string>): KeyValueCache<string>;
+  trustedDocuments: ((own: MemoryTrustedDocuments) => TrustedDocumentStore) | undefined;
+  responseCache(local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void): ResponseCacheStore;
+  /** Which replica polls each traffic tail; `pollIntervalMs` sizes the lease. */
+  tailCoordinator(pollIntervalMs: number): TailCoordinator;
+  close(): Promise<void>;
+}
