@@ -1,7 +1,7 @@
 // The gateway's SDL, read once at start-up from schema/*.graphql (the same files, in the same
 // order, as codegen.yml's `schema` glob), and the resolvers of its custom scalars.
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { buildASTSchema, concatAST, GraphQLError, GraphQLScalarType, Kind, parse, type DocumentNode, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
@@ -13,14 +13,15 @@ import {
 } from 'graphql-scalars';
 import { ErrorCode, gatewayError } from './errors.ts';
 import type { Resolvers } from './generated/resolvers.ts';
+import { projectPath } from './project-path.ts';
 
-const schemaDirectory = fileURLToPath(new URL('../../schema/', import.meta.url));
+const schemaDirectory = projectPath('schema');
 
 /** One document per SDL file. Only `*.graphql`: schema/ also holds the v1 OpenAPI document. */
 export const typeDefs: DocumentNode[] = readdirSync(schemaDirectory)
   .filter((name) => name.endsWith('.graphql'))
   .sort()
-  .map((name) => parse(readFileSync(schemaDirectory + name, 'utf8')));
+  .map((name) => parse(readFileSync(join(schemaDirectory, name), 'utf8')));
 
 const declared = buildASTSchema(concatAST(typeDefs));
 

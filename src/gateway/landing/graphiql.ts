@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import { projectPath } from '../project-path.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -26,8 +26,8 @@ const FILES: Record<string, { from: () => string; type: string }> = {
   'react-dom.production.min.js': { from: () => packageFile('react-dom', 'umd/react-dom.production.min.js'), type: JS },
   'graphiql.min.js': { from: () => packageFile('graphiql', 'graphiql.min.js'), type: JS },
   'graphiql.min.css': { from: () => packageFile('graphiql', 'graphiql.min.css'), type: CSS },
-  'start.js': { from: () => fileURLToPath(new URL('./graphiql-start.js', import.meta.url)), type: JS },
-  'page.css': { from: () => fileURLToPath(new URL('./graphiql-page.css', import.meta.url)), type: CSS },
+  'start.js': { from: () => projectPath('src/gateway/landing/graphiql-start.js'), type: JS },
+  'page.css': { from: () => projectPath('src/gateway/landing/graphiql-page.css'), type: CSS },
 };
 
 export const GRAPHIQL_ASSETS_PATH = '/graphiql/';

@@ -2,7 +2,8 @@
 // the caller's cancellation, the body read under a size cap, and every network failure classified
 // as an upstream outcome. Retries, the breaker and the meaning of the answer are the client's.
 import { EventEmitter } from 'node:events';
-import { errors as undiciErrors, type Dispatcher, type Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import { errors as undiciErrors } from './undici-parts.ts';
 import { RequestCancelledError } from '../errors.ts';
 import type { NetworkCause, UpstreamOutcome } from './outcome.ts';
 

@@ -1,0 +1,58 @@
+// The gateway as `npm start` runs it: src/main.ts and all it loads at start in one file,
+// dist/main.js. Node's loader resolves, reads and compiles each module file on its own, and the
+// gateway loads some 600 of them (graphql, undici, Apollo Server…): one file starts in a fraction of
+// that time. What is loaded only on demand goes into chunks beside it (dist/chunks/), loaded when
+// asked for. The embedded reference service stays tsc's dist/v1/ tree: it reads its migrations
+// beside its own code, and it is loaded only without UPSTREAM_URL.
+import { rmSync, writeFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+/** main.ts's imports of the reference service: left to tsc's output, dist/v1/ beside dist/main.js. */
+const referenceServiceApart = {
+  name: 'reference-service-apart',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/v1\// }, (args) => ({ path: args.path.replace(/\.ts$/, '.js'), external: true }));
+  },
+};
+
+/**
+ * @apollo/utils.createhash hashes with node's crypto only when `module.require` exists, which a
+ * bundle's CommonJS wrapper lacks: it would fall back to a JavaScript SHA-256 for every query
+ * Apollo hashes. In the bundle it is node's crypto, always.
+ */
+const nodeCryptoHash = {
+  name: 'node-crypto-hash',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^@apollo\/utils\.createhash$/ }, () => ({ path: 'createhash', namespace: 'node-crypto-hash' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'node-crypto-hash' }, () => ({
+      contents: "export { createHash } from 'node:crypto';",
+      loader: 'js',
+    }));
+  },
+};
+
+// Chunks are named by their content: those of an earlier build would pile up.
+rmSync('dist/chunks', { recursive: true, force: true });
+
+const result = await build({
+  entryPoints: { main: 'src/main.ts' },
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  // CommonJS packages in an ES module bundle still call require (for node's own modules).
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  plugins: [referenceServiceApart, nodeCryptoHash],
+  // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
+  // as published: they find files of their own package at run time.
+  external: ['ioredis', '@opentelemetry/*'],
+  logLevel: 'warning',
+  metafile: process.env.BUNDLE_METAFILE !== undefined,
+});
+
+// BUNDLE_METAFILE=<path>: what went into each output file, for esbuild's analyzer.
+if (result.metafile) writeFileSync(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
