@@ -7,6 +7,7 @@ import type { TailFigures } from './tail.ts';
 import type { ProductionFigures } from './production.ts';
 import type { ReplicaFigures } from './replicas.ts';
 import type { BenchSettings } from './settings.ts';
+import type { StartupFigures } from './startup.ts';
 
 export const TARGETS = ['gateway', 'passthrough', 'direct'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -102,5 +103,6 @@ export interface BenchResults {
   export: ExportFigures | { error: string } | null;
   production: ProductionFigures | { error: string } | null;
   replicas: ReplicaFigures | { error: string } | null;
+  startup: StartupFigures | { error: string } | null;
   checks: TargetCheck[];
 }

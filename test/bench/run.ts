@@ -23,7 +23,16 @@ import { benchTail } from './tail.ts';
 import { benchExport } from './export.ts';
 import { benchProduction } from './production.ts';
 import { benchReplicas } from './replicas.ts';
-import { evaluateExportTargets, evaluateProductionTargets, evaluateReferenceTargets, evaluateTailTargets, evaluateTargets, isFlat } from './targets.ts';
+import { benchStartup } from './startup.ts';
+import {
+  evaluateExportTargets,
+  evaluateProductionTargets,
+  evaluateReferenceTargets,
+  evaluateStartupTargets,
+  evaluateTailTargets,
+  evaluateTargets,
+  isFlat,
+} from './targets.ts';
 
 /** Shape 1 reads an ordinary device, not the hot one. */
 const TRAFFIC_DEVICE = '2';
@@ -66,6 +75,19 @@ async function main(): Promise<void> {
     const shapes = buildShapes({ trafficDeviceId: TRAFFIC_DEVICE, organizationId: ORGANIZATION, framework })
       .filter((shape) => settings.shapes.includes(shape.id))
       .map((shape) => ({ ...shape, connections: settings.connections ?? shape.connections }));
+
+    // First, while the machine is quiet: new gateways started beside the running one, each timed
+    // from its spawn to its first answered query.
+    let startup: BenchResults['startup'] = null;
+    if (settings.startup) {
+      log('\nStart-up: the compiled gateway (npm start\'s flags) from spawn to its first answered query');
+      try {
+        startup = await benchStartup(stack.v1Url, settings);
+        log(`  ${startup.startsMs.map((ms) => ms.toFixed(0)).join(', ')} ms: median ${startup.medianMs.toFixed(0)} ms`);
+      } catch (error) {
+        startup = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
 
     const results: ShapeResult[] = [];
     const skipped: BenchResults['skipped'] = [];
@@ -191,6 +213,7 @@ async function main(): Promise<void> {
       export: exported,
       production,
       replicas,
+      startup,
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
@@ -199,6 +222,7 @@ async function main(): Promise<void> {
         ...evaluateTailTargets(tail),
         ...evaluateExportTargets(exported),
         ...evaluateProductionTargets(production),
+        ...evaluateStartupTargets(startup),
       ],
     };
     const text = textReport(report);

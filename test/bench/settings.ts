@@ -16,6 +16,7 @@
 //   BENCH_TAIL=0           skip the live traffic tail (1,000 subscribers over 50 devices, 100 entries/s)
 //   BENCH_PRODUCTION=0     skip the production settings (throttling, tracing, response cache) against the defaults
 //   BENCH_REPLICAS=0       skip GATEWAY_WORKERS=2 with Redis against one worker (needs redis-server)
+//   BENCH_STARTUP=0        skip timing the compiled gateway's start to its first answered query
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
 import { resolve } from 'node:path';
@@ -56,6 +57,8 @@ export interface BenchSettings {
   production: boolean;
   /** Measure two workers sharing a Redis against one worker. */
   replicas: boolean;
+  /** Time the compiled gateway's start to its first answered query. */
+  startup: boolean;
   key: string;
 }
 
@@ -117,6 +120,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
     tail: (read(env, 'BENCH_TAIL') ?? '1') !== '0',
     production: (read(env, 'BENCH_PRODUCTION') ?? '1') !== '0',
     replicas: (read(env, 'BENCH_REPLICAS') ?? '1') !== '0',
+    startup: (read(env, 'BENCH_STARTUP') ?? '1') !== '0',
     export: (read(env, 'BENCH_EXPORT') ?? '1') !== '0',
     key: read(env, 'BENCH_KEY') ?? 'demo-admin-key',
   };

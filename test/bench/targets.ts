@@ -1,13 +1,21 @@
 // The targets the gateway is held to, judged on one run's figures.
 import type { BenchResults, ShapeResult, TargetCheck } from './results.ts';
 
-export const MEMORY_LIMIT_MB = 200;
+/** Peak RSS of the gateway under the run's load (npm start's heap flags). */
+export const MEMORY_LIMIT_MB = 150;
 /** The reference service, a million entries on one device. */
 const MAX_SEARCH_P50_MS = 20;
 const MIN_EXPORT_ROWS_PER_S = 200_000;
 const MAX_EXPORT_GROWTH_MB = 64;
-const MIN_RPS_RATIO = 0.6;
-const MAX_P50_RATIO = 1.5;
+/**
+ * Requests per second, the gateway's over the pass-through's, per shape: where the fastest gateway
+ * in the field stands on the shapes dashboards make (Tailcall's ratios are about 0.74 on shape 2,
+ * 0.92 on shape 3), and passing it.
+ */
+const MIN_RPS_RATIO: Readonly<Record<number, number>> = { 1: 0.5, 2: 0.75, 3: 0.95, 4: 0.8, 5: 0.6 };
+const MAX_P50_RATIO = 1.2;
+/** Start to first answered query, the compiled gateway with npm start's flags. */
+const MAX_STARTUP_MS = 250;
 /** Calls per request under load may differ by requests cut off when the time ran out. */
 const CALLS_TOLERANCE = 0.02;
 
@@ -33,11 +41,12 @@ export function evaluateTargets(shapes: ShapeResult[], memory: BenchResults['mem
     if (unclean) checks.push({ name: `${label}: clean responses`, met: false, detail: unclean });
 
     const { gateway, passthrough } = shape.targets;
-    if (shape.id === 1 || shape.id === 2) {
+    const minRps = MIN_RPS_RATIO[shape.id];
+    if (minRps !== undefined) {
       const ratio = shape.ratios.rpsGatewayToPassthrough;
       checks.push({
-        name: `${label}: gateway rps >= ${MIN_RPS_RATIO} x pass-through`,
-        met: ratio >= MIN_RPS_RATIO && !unclean,
+        name: `${label}: gateway rps >= ${minRps} x pass-through`,
+        met: ratio >= minRps && !unclean,
         detail: `${fixed(gateway.load.rps, 0)} vs ${fixed(passthrough.load.rps, 0)} rps: ${fixed(ratio)} x`,
       });
     }
@@ -64,8 +73,8 @@ export function evaluateTargets(shapes: ShapeResult[], memory: BenchResults['mem
     }
   }
   checks.push({
-    name: `gateway memory < ${MEMORY_LIMIT_MB} MB`,
-    met: memory.gatewayPeakMB < MEMORY_LIMIT_MB,
+    name: `gateway memory <= ${MEMORY_LIMIT_MB} MB`,
+    met: memory.gatewayPeakMB <= MEMORY_LIMIT_MB,
     detail: `peak RSS ${fixed(memory.gatewayPeakMB, 1)} MB (start ${fixed(memory.gatewayStartMB, 1)}, end ${fixed(memory.gatewayEndMB, 1)})`,
   });
   const rounds = memory.soak.rounds;
@@ -200,4 +209,12 @@ export function evaluateProductionTargets(production: BenchResults['production']
     });
   }
   return checks;
+}
+
+/** The compiled gateway answers its first query within MAX_STARTUP_MS of its spawn (the median start). */
+export function evaluateStartupTargets(startup: BenchResults['startup']): TargetCheck[] {
+  if (startup === null) return [];
+  const name = `start to first answered query <= ${MAX_STARTUP_MS} ms (median)`;
+  if ('error' in startup) return [{ name, met: false, detail: startup.error }];
+  return [{ name, met: startup.medianMs <= MAX_STARTUP_MS, detail: `median ${fixed(startup.medianMs, 0)} ms of ${startup.startsMs.map((ms) => fixed(ms, 0)).join(', ')} ms` }];
 }

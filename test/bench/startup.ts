@@ -1,0 +1,72 @@
+// Start to first answered query: the compiled gateway (dist/main.js, npm start's flags) started
+// anew in front of the running v1, timed from its process's spawn to the first GraphQL answer
+// with data, as an orchestrator's readiness probe or a scaled-out replica's first client sees it.
+// Several starts; the median is judged.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { startFlags } from '../helpers/start-script.ts';
+import type { BenchSettings } from './settings.ts';
+
+const GATEWAY_ENTRY = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const STARTS = 5;
+/** How long one start may take before the run gives up on it. */
+const START_DEADLINE_MS = 20_000;
+/** Between two tries of the query (connection refused until the gateway listens). */
+const RETRY_MS = 2;
+
+export interface StartupFigures {
+  /** Each start's milliseconds from spawn to the first answer with data. */
+  startsMs: number[];
+  medianMs: number;
+}
+
+const QUERY = JSON.stringify({ query: '{ protectionDevices(first: 1) { totalCount } }' });
+
+async function oneStart(v1Url: string, settings: BenchSettings): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...startFlags(), GATEWAY_ENTRY], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const agent = new Agent({ pipelining: 0 });
+  try {
+    // The gateway picks its own port (PORT=0) and names it in its banner, printed once it listens;
+    // the query is then tried until it is answered.
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        const match = /https?:\/\/\S+:(\d+)\/graphql/.exec(text);
+        if (match) resolve(`http://127.0.0.1:${match[1]}/graphql`);
+      });
+      child.once('exit', (code) => reject(new Error(`the gateway exited (code ${code}) before it listened`)));
+    });
+    while (performance.now() - started < START_DEADLINE_MS) {
+      try {
+        const answer = await request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-token': settings.key },
+          body: QUERY,
+          dispatcher: agent,
+        });
+        const body = (await answer.body.json()) as { data?: unknown };
+        if (answer.statusCode === 200 && body.data) return performance.now() - started;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+    throw new Error(`no answer within ${START_DEADLINE_MS} ms`);
+  } finally {
+    child.kill('SIGKILL');
+    await agent.close();
+  }
+}
+
+export async function benchStartup(v1Url: string, settings: BenchSettings): Promise<StartupFigures> {
+  const startsMs: number[] = [];
+  for (let i = 0; i < STARTS; i++) startsMs.push(await oneStart(v1Url, settings));
+  const sorted = [...startsMs].sort((a, b) => a - b);
+  return { startsMs, medianMs: sorted[Math.floor(sorted.length / 2)]! };
+}
