@@ -15,6 +15,7 @@ import {
   visit,
   visitWithTypeInfo,
   type DocumentNode,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -35,6 +36,37 @@ function tooLong(coordinate: string, length: number): GraphQLError {
   });
 }
 
+/** The fields of an input object type worth walking: limited lists, or fields that can hold one. */
+interface FieldPlan {
+  name: string;
+  coordinate: string;
+  /** The field's own limit, when it is a limited list. */
+  limit: number | undefined;
+  type: GraphQLInputType;
+  /** Whether its items or fields can hold a limited list (only then is its value walked). */
+  walk: boolean;
+}
+
+/**
+ * Per input object type, what checkValue walks, worked out once: a control's JSON `details` or
+ * its other scalars are never walked, so a framework edit's input costs a length check.
+ */
+const plans = new WeakMap<GraphQLInputObjectType, FieldPlan[]>();
+
+function planOf(type: GraphQLInputObjectType): FieldPlan[] {
+  let plan = plans.get(type);
+  if (plan === undefined) {
+    plan = Object.values(type.getFields()).flatMap((field) => {
+      const coordinate = `${type.name}.${field.name}`;
+      const limit = LIST_LIMITS[coordinate];
+      const walk = canHoldLimitedList(field.type);
+      return limit !== undefined || walk ? [{ name: field.name, coordinate, limit, type: field.type, walk }] : [];
+    });
+    plans.set(type, plan);
+  }
+  return plan;
+}
+
 /** A variable's value, walked along its input type: the first list over its limit. */
 function checkValue(type: GraphQLInputType, value: unknown): GraphQLError | undefined {
   if (value === null || value === undefined) return undefined;
@@ -48,14 +80,13 @@ function checkValue(type: GraphQLInputType, value: unknown): GraphQLError | unde
     return undefined;
   }
   if (!isInputObjectType(inner) || typeof value !== 'object') return undefined;
-  for (const field of Object.values(inner.getFields())) {
+  for (const field of planOf(inner)) {
     const fieldValue = (value as Record<string, unknown>)[field.name];
-    const coordinate = `${inner.name}.${field.name}`;
-    if (Array.isArray(fieldValue) && LIST_LIMITS[coordinate] !== undefined && fieldValue.length > LIST_LIMITS[coordinate]) {
-      return tooLong(coordinate, fieldValue.length);
+    if (field.limit !== undefined && Array.isArray(fieldValue) && fieldValue.length > field.limit) return tooLong(field.coordinate, fieldValue.length);
+    if (field.walk) {
+      const error = checkValue(field.type, fieldValue);
+      if (error) return error;
     }
-    const error = checkValue(field.type, fieldValue);
-    if (error) return error;
   }
   return undefined;
 }
