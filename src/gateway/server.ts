@@ -120,7 +120,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   );
   const apollo = new ApolloServer<GatewayContext>({
     // graphql-jit executes; Apollo parses, validates and caches documents as usual.
-    gateway: jitGateway(schema),
+    // An operation whose variables execution refuses has no estimate (extensions.cost).
+    gateway: jitGateway(schema, { onVariablesRefused: cost.forget }),
     ...disclosure,
     csrfPrevention: true,
     ...apolloCaches(shared.persistedQueries),

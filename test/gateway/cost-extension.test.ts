@@ -158,6 +158,19 @@ describe('an operation refused before it runs: no call', () => {
     expect(stack.proxy.calls).toEqual([]);
   });
 
+  it('no estimate when execution refuses variables the estimate does not depend on, though the operation was estimated before', async () => {
+    // The estimate of a repeated operation is looked up by its Int and Boolean variables alone;
+    // an id of the wrong type is found by execution, and the answer then has no estimate either.
+    const valid = await send({ query: print(DeviceDocument), variables: { id: '3' } });
+    expectCost(valid, estimateOf(DeviceDocument, { id: '3' }));
+    stack.proxy.calls.length = 0;
+    const refused = await send({ query: print(DeviceDocument), variables: { id: { not: 'an id' } } });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expectCost(refused, null);
+    expect(stack.proxy.calls).toEqual([]);
+  });
+
   it('no estimate when the operation cannot be read: a parse error, a validation error, variables of the wrong type, no query', async () => {
     for (const body of [
       { query: '{ protectionDevices(first: 5) { nodes { id }' },

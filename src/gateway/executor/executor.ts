@@ -23,7 +23,10 @@ import { GraphQLError as JitGraphQLError } from 'graphql-jit/dist/error';
 import { createCompiledCache, entryBytes, type Compiled, type CompiledCacheOptions } from './cache.ts';
 import { badUpstreamScalarFromMessage } from '../schema.ts';
 
-export type JitExecutorOptions = CompiledCacheOptions;
+export interface JitExecutorOptions extends CompiledCacheOptions {
+  /** Execution refused the operation's variables (they do not fit their definitions): nothing ran. */
+  onVariablesRefused?: (operationContext: object) => void;
+}
 
 type Variables = Record<string, unknown> | undefined;
 
@@ -48,8 +51,9 @@ export function jitExecutor(schema: GraphQLSchema, options: JitExecutorOptions =
   };
   const interpret = (document: DocumentNode, context: unknown, variables: Variables, operationName: string | undefined) =>
     execute({ schema, document, contextValue: context, variableValues: variables, operationName });
+  const { onVariablesRefused } = options;
 
-  return async ({ document, source, request, operation, operationName, context }) => {
+  const run: GatewayExecutor = async ({ document, source, request, operation, operationName, context }) => {
     const name = operationName ?? undefined;
     // Mutations stay on graphql-js: a write costs far more upstream than its few fields here, so
     // compiling it would buy nothing.
@@ -61,6 +65,13 @@ export function jitExecutor(schema: GraphQLSchema, options: JitExecutorOptions =
     // words (and with the suggestions) clients know, and Apollo reads its errors as BAD_USER_INPUT.
     if (result.data === undefined && result.errors?.length) return interpret(document, context, request.variables, name);
     return result.errors?.length ? { ...result, errors: asGraphqlJs(result.errors, result.data) } : result;
+  };
+  if (onVariablesRefused === undefined) return run;
+  return async (requestContext) => {
+    const result = await run(requestContext);
+    // No `data` at all, only errors: the variables were refused before anything ran.
+    if (result.data === undefined && result.errors?.length) onVariablesRefused(requestContext.context);
+    return result;
   };
 }
 

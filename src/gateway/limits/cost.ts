@@ -2,7 +2,7 @@
 // count once per item of the page it asks for. Checked once the variables are known (a `first`
 // given through a variable counts as much as a literal one), before anything runs. The same walk
 // finds a `first`/`last` out of range (page-size.ts), which is refused first.
-import type { ApolloServerPlugin, BaseContext, GraphQLRequest } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import {
   GraphQLError,
@@ -15,6 +15,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type TypeNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
 import { ErrorCode, GatewayError } from '../errors.ts';
@@ -170,43 +171,59 @@ function namedTypeName(type: TypeNode): string {
  * What an estimate depends on besides the operation: the values of its Int variables (a `first`
  * or `last`) and Boolean ones (`@include`/`@skip`). No other variable can reach the estimator.
  */
-function estimateKey(operation: OperationDefinitionNode, coerced: Record<string, unknown>): string {
+function estimateKey(definitions: readonly VariableDefinitionNode[], coerced: Record<string, unknown>): string {
   let key = '';
-  for (const definition of operation.variableDefinitions ?? []) {
-    const type = namedTypeName(definition.type);
-    if (type === 'Int' || type === 'Boolean') key += `${JSON.stringify(coerced[definition.variable.name.value]) ?? '-'},`;
-  }
+  for (const definition of definitions) key += `${JSON.stringify(coerced[definition.variable.name.value]) ?? '-'},`;
   return key;
 }
 
 /** Estimates kept per operation (distinct page sizes a client asks with one document). */
 const MAX_ESTIMATES_PER_OPERATION = 64;
 
+interface KnownOperation {
+  /** The operation's Int and Boolean variables: what its estimates depend on. */
+  keyDefinitions: readonly VariableDefinitionNode[];
+  estimates: Map<string, Estimate>;
+}
+
 /**
  * `estimateOperation`, remembered. Apollo hands out the same document (and operation nodes) for
  * the same query text from its document cache, so a client repeating an operation costs one
  * estimate per distinct page size instead of a walk of the whole operation on every request. Kept
  * per operation node: entries go when Apollo's cache lets the document go.
+ *
+ * A repeated operation has only its Int and Boolean variables coerced, those its estimate depends
+ * on: coercing all of them (a framework edit's input of controls, some 130 µs) would cost more than
+ * the estimate it looks up. Execution coerces them all and refuses what does not fit; the executor
+ * then tells the cost report that the operation has no estimate (`forget`).
  */
 export function costEstimator(): typeof estimateOperation {
-  const estimates = new WeakMap<OperationDefinitionNode, Map<string, Estimate>>();
+  const known = new WeakMap<OperationDefinitionNode, KnownOperation>();
   return (schema, document, operation, variables) => {
+    let entry = known.get(operation);
+    if (entry === undefined) {
+      const keyDefinitions = (operation.variableDefinitions ?? []).filter((definition) => {
+        const type = namedTypeName(definition.type);
+        return type === 'Int' || type === 'Boolean';
+      });
+      known.set(operation, (entry = { keyDefinitions, estimates: new Map() }));
+    }
+    const keyValues = entry.keyDefinitions.length === 0 ? undefined : getVariableValues(schema, entry.keyDefinitions, variables ?? {});
+    if (keyValues?.errors) return undefined;
+    const key = keyValues ? estimateKey(entry.keyDefinitions, keyValues.coerced) : '';
+    const hit = entry.estimates.get(key);
+    if (hit !== undefined) return hit;
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
     if (coerced.errors) return undefined;
-    const key = estimateKey(operation, coerced.coerced);
-    let known = estimates.get(operation);
-    const hit = known?.get(key);
-    if (hit !== undefined) return hit;
     const estimate = complexity(schema, document, operation, variables, coerced.coerced);
-    if (!known) estimates.set(operation, (known = new Map()));
-    if (known.size >= MAX_ESTIMATES_PER_OPERATION) known.clear();
-    known.set(key, estimate);
+    if (entry.estimates.size >= MAX_ESTIMATES_PER_OPERATION) entry.estimates.clear();
+    entry.estimates.set(key, estimate);
     return estimate;
   };
 }
 
 /** Told each operation's estimate, refused or not (the response's `extensions.cost` shows it). */
-export type EstimateListener = (request: GraphQLRequest, cost: number) => void;
+export type EstimateListener = (operation: BaseContext, cost: number) => void;
 
 /**
  * Refuses, with HTTP 400, an operation that asks for a page size out of range (BAD_USER_INPUT,
@@ -217,12 +234,12 @@ export function costLimitPlugin<TContext extends BaseContext>(maxCost: number, o
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ schema, document, operation, request }) {
+        async didResolveOperation({ schema, document, operation, request, contextValue }) {
           // No operation to run (an unknown operationName): execution refuses it on its own.
           if (!operation) return;
           const estimated = estimate(schema, document, operation, request.variables);
           if (estimated === undefined) return;
-          onEstimate?.(request, estimated.cost);
+          onEstimate?.(contextValue, estimated.cost);
           if (estimated.pageSize) throw new PageSizeError(estimated.pageSize);
           if (estimated.cost > maxCost) throw new QueryTooComplexError(estimated.cost, maxCost);
         },

@@ -20,31 +20,38 @@ export interface CostExtension {
   throttle?: ThrottleExtension;
 }
 
+/**
+ * An operation, as the cost report knows it: its context. Apollo gives each operation (each of a
+ * batch too) its own copy of the request's context, and the executor is handed that same copy.
+ */
+export type OperationContext = object;
+
 export interface CostReport<TContext extends ObservedContext> {
   /** Pass to the cost limit: called with each operation's estimate. */
-  onEstimate(request: GraphQLRequest, cost: number): void;
+  onEstimate(operation: OperationContext, cost: number): void;
   /** Writes `extensions.cost` on each response, refused ones included. */
   plugin: ApolloServerPlugin<TContext>;
   /** The operation's estimate, once made (for its span). */
-  estimateOf(request: GraphQLRequest): number | undefined;
+  estimateOf(operation: OperationContext): number | undefined;
+  /** The operation has no estimate after all: execution refused its variables. */
+  forget(operation: OperationContext): void;
 }
 
 export function costReport<TContext extends ObservedContext>(
   throttleOf?: (request: GraphQLRequest, callCount: number) => Promise<ThrottleExtension | undefined>,
 ): CostReport<TContext> {
-  // Keyed by Apollo's request object, one per operation (the operations of a batch each have
-  // their own) and the same from didResolveOperation to willSendResponse.
-  const estimates = new WeakMap<GraphQLRequest, number>();
+  const estimates = new WeakMap<OperationContext, number>();
   return {
-    onEstimate(request, cost) {
-      estimates.set(request, cost);
+    onEstimate(operation, cost) {
+      estimates.set(operation, cost);
     },
-    estimateOf: (request) => estimates.get(request),
+    estimateOf: (operation) => estimates.get(operation),
+    forget: (operation) => void estimates.delete(operation),
     plugin: {
       async requestDidStart() {
         return {
           async willSendResponse({ request, response, contextValue }) {
-            const estimated = estimates.get(request);
+            const estimated = estimates.get(contextValue);
             const cost: CostExtension = {
               // Infinity (too large to estimate) has no JSON.
               estimated: estimated !== undefined && Number.isFinite(estimated) ? estimated : null,

@@ -1,7 +1,7 @@
 // What the gateway tells its operator about each GraphQL request: one JSON log line (request id,
 // operation, outcome and error codes, duration, the upstream calls it made) and the metrics.
 // The API key is never among the fields read here.
-import type { ApolloServerPlugin, BaseContext, GraphQLRequest, GraphQLRequestContextWillSendResponse } from '@apollo/server';
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { RequestObservation } from './observation.ts';
@@ -20,7 +20,7 @@ export interface ObservabilityOptions {
   logger: Logger;
   metrics: GatewayMetrics;
   /** The operation's estimated cost, for its span (tracing on). */
-  estimateOf?: (request: GraphQLRequest) => number | undefined;
+  estimateOf?: (operation: BaseContext) => number | undefined;
 }
 
 function round(ms: number): number {
@@ -65,7 +65,7 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
           metrics.countOperation(name, outcome);
           // The request's span (tracing on) learns what its log line says, from the same figures.
           if (context.trace) {
-            const estimated = estimateOf?.(request);
+            const estimated = estimateOf?.(context);
             context.trace.describe({
               name,
               type: operation?.operation ?? null,
