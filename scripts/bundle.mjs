@@ -31,6 +31,23 @@ const nodeCryptoHash = {
   },
 };
 
+/**
+ * graphql-jit loads fast-json-stringify (and with it ajv, a fifth of the bundle) for its
+ * `customJSONSerializer` option, which the gateway does not set (src/gateway/executor/executor.ts):
+ * in the bundle it is a function that says so, should the option ever be set.
+ */
+const noCustomJsonSerializer = {
+  name: 'no-custom-json-serializer',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^fast-json-stringify$/ }, () => ({ path: 'fast-json-stringify', namespace: 'no-custom-json-serializer' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'no-custom-json-serializer' }, () => ({
+      contents:
+        "export default function fastJsonStringify() { throw new Error('graphql-jit customJSONSerializer: fast-json-stringify is not in the bundle (scripts/bundle.mjs)'); }",
+      loader: 'js',
+    }));
+  },
+};
+
 // Chunks are named by their content: those of an earlier build would pile up.
 rmSync('dist/chunks', { recursive: true, force: true });
 
@@ -46,7 +63,7 @@ const result = await build({
   sourcemap: true,
   // CommonJS packages in an ES module bundle still call require (for node's own modules).
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [referenceServiceApart, nodeCryptoHash],
+  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time.
   external: ['ioredis', '@opentelemetry/*'],
