@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SEED_SIZES } from '../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
 import { DEMO_ADMIN_KEY, postGraphQL } from './helpers/gateway.ts';
+import { startOtlpReceiver } from './helpers/otlp-receiver.ts';
 import { startFlags } from './helpers/start-script.ts';
 import { tailClient, until, type Received, type TailClient } from './helpers/subscriptions.ts';
 
@@ -493,4 +494,23 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
       await upstream.close();
     }
   }, 120_000);
+
+  it('exports its spans over OTLP from the bundle: the tracing SDK, loaded only with an endpoint, works there as from the sources', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      // The embedded demo, in memory; spans sent every 100 ms.
+      const run = startCompiled({ V1_DATABASE: ':memory:', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }, tempDir());
+      const url = await readyOverIpc(run);
+      const response = await postGraphQL<{ protectionDevices: { totalCount: number } }>(url, { query: FIRST_QUERY }, { 'x-service-token': DEMO_ADMIN_KEY });
+      expect(response.status).toBe(200);
+      const spans = await receiver.waitFor(2, (span) => span.kind === 2 || span.kind === 3, 10_000);
+      const operation = spans.find((span) => span.kind === 2)!;
+      expect(operation.attributes['graphql.operation.name']).toBe('FirstLook');
+      expect(spans.some((span) => span.kind === 3 && span.parentSpanId === operation.spanId)).toBe(true);
+      run.child.disconnect();
+      expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 });
