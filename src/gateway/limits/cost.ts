@@ -14,12 +14,11 @@ import {
   type SelectionSetNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type TypeNode,
-  type VariableDefinitionNode,
 } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
 import { ErrorCode, GatewayError } from '../errors.ts';
 import { PageSizeError, pageSizeProblem, type PageSizeProblem } from './page-size.ts';
+import { estimateMemo } from './estimate-memo.ts';
 
 /** A connection's default page; one returned whole counts at the largest page a client may ask for. */
 function defaultPage(typeName: string): number {
@@ -163,61 +162,26 @@ export class QueryTooComplexError extends GatewayError {
   }
 }
 
-function namedTypeName(type: TypeNode): string {
-  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedTypeName(type.type);
-}
-
 /**
- * What an estimate depends on besides the operation: the values of its Int variables (a `first`
- * or `last`) and Boolean ones (`@include`/`@skip`). No other variable can reach the estimator.
- */
-function estimateKey(definitions: readonly VariableDefinitionNode[], coerced: Record<string, unknown>): string {
-  let key = '';
-  for (const definition of definitions) key += `${JSON.stringify(coerced[definition.variable.name.value]) ?? '-'},`;
-  return key;
-}
-
-/** Estimates kept per operation (distinct page sizes a client asks with one document). */
-const MAX_ESTIMATES_PER_OPERATION = 64;
-
-interface KnownOperation {
-  /** The operation's Int and Boolean variables: what its estimates depend on. */
-  keyDefinitions: readonly VariableDefinitionNode[];
-  estimates: Map<string, Estimate>;
-}
-
-/**
- * `estimateOperation`, remembered. Apollo hands out the same document (and operation nodes) for
- * the same query text from its document cache, so a client repeating an operation costs one
- * estimate per distinct page size instead of a walk of the whole operation on every request. Kept
- * per operation node: entries go when Apollo's cache lets the document go.
- *
- * A repeated operation has only its Int and Boolean variables coerced, those its estimate depends
- * on: coercing all of them (a framework edit's input of controls, some 130 µs) would cost more than
- * the estimate it looks up. Execution coerces them all and refuses what does not fit; the executor
- * then tells the cost report that the operation has no estimate (`forget`).
+ * `estimateOperation`, remembered (estimate-memo.ts). A repeated operation has only its Int and
+ * Boolean variables coerced, those its estimate depends on: coercing all of them (a framework
+ * edit's input of controls, some 130 µs) would cost more than the estimate it looks up. Execution
+ * coerces them all and refuses what does not fit; the executor then tells the cost report that the
+ * operation has no estimate (`forget`).
  */
 export function costEstimator(): typeof estimateOperation {
-  const known = new WeakMap<OperationDefinitionNode, KnownOperation>();
+  const memo = estimateMemo<Estimate>();
   return (schema, document, operation, variables) => {
-    let entry = known.get(operation);
-    if (entry === undefined) {
-      const keyDefinitions = (operation.variableDefinitions ?? []).filter((definition) => {
-        const type = namedTypeName(definition.type);
-        return type === 'Int' || type === 'Boolean';
-      });
-      known.set(operation, (entry = { keyDefinitions, estimates: new Map() }));
-    }
-    const keyValues = entry.keyDefinitions.length === 0 ? undefined : getVariableValues(schema, entry.keyDefinitions, variables ?? {});
+    const keyVariables = memo.variables(operation);
+    const keyValues = keyVariables.length === 0 ? undefined : getVariableValues(schema, keyVariables, variables ?? {});
     if (keyValues?.errors) return undefined;
-    const key = keyValues ? estimateKey(entry.keyDefinitions, keyValues.coerced) : '';
-    const hit = entry.estimates.get(key);
+    const key = memo.key(operation, keyValues?.coerced);
+    const hit = memo.get(operation, key);
     if (hit !== undefined) return hit;
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
     if (coerced.errors) return undefined;
     const estimate = complexity(schema, document, operation, variables, coerced.coerced);
-    if (entry.estimates.size >= MAX_ESTIMATES_PER_OPERATION) entry.estimates.clear();
-    entry.estimates.set(key, estimate);
+    memo.set(operation, key, estimate);
     return estimate;
   };
 }

@@ -4,8 +4,9 @@
 // page it is under. Identical calls are made once per request, so this is an upper bound; the
 // bucket is charged what the operation actually made.
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { getNamedType, GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../../connections/connection.ts';
+import { estimateMemo } from '../estimate-memo.ts';
 
 /** Calls of the root fields that make more than one. */
 const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3 };
@@ -38,35 +39,16 @@ export function estimateCalls(schema: GraphQLSchema, document: DocumentNode, ope
   }
 }
 
-/** Distinct variable values remembered per document (a client paging through sizes, say). */
-const MAX_ESTIMATES_PER_DOCUMENT = 64;
-
-/**
- * Estimates remembered per document: walking an operation with its types costs as much as a small
- * request's whole execution, and Apollo hands the same parsed document to every request of the
- * same text. Only page sizes (`first`/`last`, Int) and @include/@skip (Boolean) change an
- * estimate, so the Int and Boolean variables' values name it.
- */
+/** `estimateCalls`, remembered per operation and values of its Int and Boolean variables (estimate-memo.ts). */
 export function callEstimates(schema: GraphQLSchema) {
   const estimator = callEstimator(schema);
-  const known = new WeakMap<DocumentNode, Map<string, number>>();
+  const memo = estimateMemo<number>();
   return (document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): number => {
-    const key = estimateKey(operation, variables);
-    let byValues = known.get(document);
-    const cached = byValues?.get(key);
+    const key = memo.key(operation, variables);
+    const cached = memo.get(operation, key);
     if (cached !== undefined) return cached;
     const estimate = estimateCalls(schema, document, operation, variables, estimator);
-    if (byValues === undefined) known.set(document, (byValues = new Map()));
-    if (byValues.size < MAX_ESTIMATES_PER_DOCUMENT) byValues.set(key, estimate);
+    memo.set(operation, key, estimate);
     return estimate;
   };
-}
-
-function estimateKey(operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): string {
-  const values: unknown[] = [operation.name?.value ?? null];
-  for (const definition of operation.variableDefinitions ?? []) {
-    const type = definition.type.kind === Kind.NON_NULL_TYPE ? definition.type.type : definition.type;
-    if (type.kind === Kind.NAMED_TYPE && (type.name.value === 'Int' || type.name.value === 'Boolean')) values.push(variables?.[definition.variable.name.value] ?? null);
-  }
-  return JSON.stringify(values);
 }
