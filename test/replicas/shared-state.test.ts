@@ -154,6 +154,20 @@ suite('replicas sharing state through Redis', () => {
     const byHash = await send(b, { extensions });
     expect(byHash.json.errors).toBeUndefined();
     expect(byHash.json.data).toEqual(registered.json.data);
+
+    // Fetched from Redis once, the query is B's own from then on: gone from Redis, B still runs it
+    // by its hash (and a client repeating it costs B no Redis round trip).
+    const client = new Redis(redis.url);
+    try {
+      const shared = await client.keys('gw:apq:*');
+      expect(shared).toHaveLength(1);
+      await client.del(...shared);
+    } finally {
+      client.disconnect();
+    }
+    const again = await send(b, { extensions });
+    expect(again.json.errors).toBeUndefined();
+    expect(again.json.data).toEqual(registered.json.data);
   });
 
   it('knows on every replica the trusted documents any replica was deployed with', async () => {

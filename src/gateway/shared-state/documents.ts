@@ -18,12 +18,21 @@ export class SharedPersistedQueries implements KeyValueCache<string> {
     private readonly local: KeyValueCache<string>,
   ) {}
 
+  /**
+   * This replica's copy first: a query's hash names its text for ever, so a copy never goes stale,
+   * and a client repeating a registered query costs no Redis round trip. One registered on another
+   * replica is fetched once, then kept here too.
+   */
   async get(key: string): Promise<string | undefined> {
+    const own = await this.local.get(key);
+    if (own !== undefined) return own;
     const shared = await this.redis.run(
       (client) => client.get(`gw:apq:${key}`),
       () => null,
     );
-    return shared ?? (await this.local.get(key));
+    if (shared === null) return undefined;
+    await this.local.set(key, shared);
+    return shared;
   }
 
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
