@@ -2,6 +2,7 @@
 // no upstream is configured, starts the gateway in front of it, and stops both on a signal.
 // This is the only module that knows both halves; they never import each other.
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
+import { hostForUrl } from './gateway/http/origin.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
 import type { V1Service, V1ServiceOptions } from './v1/server.ts';
 import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
@@ -63,7 +64,7 @@ async function startEmbedded(v1Options: V1ServiceOptions): Promise<{ embedded: V
 /** What the command prints once the gateway (every worker) listens. */
 function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedded: { database: string; demoKey: string | undefined } | undefined): string {
   const shownHost = config.host === '127.0.0.1' || config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}/graphql`;
+  const url = `http://${hostForUrl(shownHost)}:${port}/graphql`;
   const lines = [`GraphQL gateway ready at ${url}`];
   if (config.workers > 1) lines.push(`${config.workers} workers on one port, sharing state through Redis (REDIS_URL)`);
   if (embedded) {

@@ -181,13 +181,9 @@ function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> 
   const raw = read(env, 'REDIS_URL');
   let redisUrl: string | undefined;
   if (raw !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    // Never echoed: the URL may carry Redis's password.
+    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
+    if (protocol !== 'redis:' && protocol !== 'rediss:') {
       throw new ConfigError('REDIS_URL: expected a redis:// or rediss:// URL such as redis://redis:6379');
     }
     redisUrl = raw;

@@ -46,6 +46,11 @@ return 1
 
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 
+/** A script's keys, their count first: the answer's, then its tags' counters. */
+function keys(partition: string, path: string, tags: readonly string[]): (string | number)[] {
+  return [1 + tags.length, ENTRY + partition + ' ' + path, ...tags.map((tag) => TAG + tag)];
+}
+
 export class SharedResponseCache implements ResponseCacheStore {
   readonly #pending = new Set<string>();
   #overflowed = false;
@@ -71,7 +76,7 @@ export class SharedResponseCache implements ResponseCacheStore {
   async lookup(partition: string, path: string, tags: readonly string[]): Promise<{ fresh: CachedAnswer } | { stamp: unknown }> {
     return this.redis.run<{ fresh: CachedAnswer } | { stamp: unknown }>(
       async () => {
-        const [text, ageMs, stamps] = (await this.#lookup(1 + tags.length, ENTRY + partition + ' ' + path, ...tags.map((tag) => TAG + tag), this.settings.ttlMs - 1)) as [string | null, number, string];
+        const [text, ageMs, stamps] = (await this.#lookup(...keys(partition, path, tags), this.settings.ttlMs - 1)) as [string | null, number, string];
         if (typeof text === 'string' && ageMs < this.settings.ttlMs) {
           this.onEvent('hit');
           return { fresh: { text, ageMs } };
@@ -87,7 +92,7 @@ export class SharedResponseCache implements ResponseCacheStore {
     // While Redis answers, only what it holds: a local answer may have been invalidated elsewhere.
     return this.redis.run(
       async () => {
-        const [text, ageMs] = (await this.#lookup(1 + tags.length, ENTRY + partition + ' ' + path, ...tags.map((tag) => TAG + tag), this.settings.staleIfErrorMs)) as [string | null, number, string];
+        const [text, ageMs] = (await this.#lookup(...keys(partition, path, tags), this.settings.staleIfErrorMs)) as [string | null, number, string];
         if (typeof text !== 'string') return undefined;
         this.onEvent('stale');
         return { text, ageMs };
@@ -103,7 +108,7 @@ export class SharedResponseCache implements ResponseCacheStore {
     if ((text.length + path.length) * 2 > this.settings.maxBytes) return;
     await this.redis.run(
       async () => {
-        if ((await this.#keep(1 + tags.length, ENTRY + partition + ' ' + path, ...tags.map((tag) => TAG + tag), text, shared, this.#retentionMs)) === 1) this.onEvent('store');
+        if ((await this.#keep(...keys(partition, path, tags), text, shared, this.#retentionMs)) === 1) this.onEvent('store');
       },
       () => undefined,
     );

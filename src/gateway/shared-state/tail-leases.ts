@@ -2,9 +2,10 @@
 // renewed at each poll, gone a few seconds after its holder dies so that another replica with
 // subscribers takes over), and pub/sub for what the holder reads. While Redis is unreachable,
 // every replica polls for its own subscribers (leading alone).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { TailCoordinator, TailMessage } from '../domains/protection-devices/tail/coordination.ts';
+import { keyHash } from '../key-hash.ts';
 import type { SharedRedis } from './redis.ts';
 
 const LEASE = 'gw:tail:lease:';
@@ -25,10 +26,8 @@ return 1
 
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 
-/** Poller keys carry a filter's search text: Redis gets their hash. */
-function named(key: string): string {
-  return createHash('sha256').update(key).digest('base64url').slice(0, 22);
-}
+/** Poller keys carry a filter's search text: Redis gets their hash, as it gets API keys'. */
+const named = keyHash;
 
 export class RedisTailCoordinator implements TailCoordinator {
   readonly #replica = randomUUID();

@@ -224,7 +224,11 @@ export class TrafficPoller {
     // One call per key, whatever the number of its subscribers here: a dashboard's many tabs (or
     // a thousand subscribers admitted together) do not become a burst of identical checks.
     const byKey = new Map<string, Subscriber[]>();
-    for (const subscriber of due) byKey.set(subscriber.apiKey, [...(byKey.get(subscriber.apiKey) ?? []), subscriber]);
+    for (const subscriber of due) {
+      const same = byKey.get(subscriber.apiKey);
+      if (same) same.push(subscriber);
+      else byKey.set(subscriber.apiKey, [subscriber]);
+    }
     await Promise.all(
       [...byKey].map(async ([apiKey, subscribers]) => {
         for (const subscriber of subscribers) subscriber.checking = true;
