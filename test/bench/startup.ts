@@ -41,6 +41,8 @@ async function oneStart(v1Url: string, settings: BenchSettings): Promise<number>
         if (match) resolve(`http://127.0.0.1:${match[1]}/graphql`);
       });
       child.once('exit', (code) => reject(new Error(`the gateway exited (code ${code}) before it listened`)));
+      // A start that hangs before it listens fails the figure instead of the run waiting for ever.
+      setTimeout(() => reject(new Error(`no banner within ${START_DEADLINE_MS} ms`)), START_DEADLINE_MS).unref();
     });
     while (performance.now() - started < START_DEADLINE_MS) {
       try {
