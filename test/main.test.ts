@@ -8,6 +8,7 @@
 // under plain node with the start script's flags (its heap cap), as a supervisor would, over an IPC
 // channel, with the default demo data.
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
@@ -452,6 +453,16 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(page.total).toBe(DEFAULT_SEED_SIZES.devices);
     expect(response.data?.protectionDevices.totalCount).toBe(DEFAULT_SEED_SIZES.devices);
     expect(response.data?.protectionDevices.nodes.map((node) => node.id)).toEqual(page.data.map((device) => String(device.id)));
+
+    // Apollo's SHA-256 of each query, which the bundle makes with node's crypto in one call: an
+    // automatic persisted query registers under its true hash and runs by it; a wrong one is refused.
+    const headers = { 'x-service-token': 'demo-admin-key' };
+    const persisted = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(FIRST_QUERY).digest('hex') } };
+    expect((await postGraphQL(url, { extensions: persisted }, headers)).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect((await postGraphQL(url, { query: FIRST_QUERY, extensions: persisted }, headers)).data).toEqual(response.data);
+    expect((await postGraphQL(url, { extensions: persisted }, headers)).data).toEqual(response.data);
+    const wrong = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(`${FIRST_QUERY} `).digest('hex') } };
+    expect((await postGraphQL(url, { query: FIRST_QUERY, extensions: wrong }, headers)).errors?.[0]?.message).toContain('is not the SHA-256 of the query');
 
     // The supervisor goes away: the gateway must not outlive it holding the port.
     run.child.disconnect();
