@@ -22,7 +22,7 @@ import { DEFAULT_SEED_SIZES } from '../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
 import { DEMO_ADMIN_KEY, postGraphQL } from './helpers/gateway.ts';
 import { startOtlpReceiver } from './helpers/otlp-receiver.ts';
-import { startFlags } from './helpers/start-script.ts';
+import { startEnv, startFlags } from './helpers/start-script.ts';
 import { tailClient, until, type Received, type TailClient } from './helpers/subscriptions.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -68,10 +68,10 @@ function start(env: Record<string, string>, cwd: string): Run {
 
 /**
  * dist/main.js as `npm start` runs it: plain node (no TypeScript loader) with the start script's
- * flags, and an IPC channel to this process.
+ * flags and environment, and an IPC channel to this process.
  */
 function startCompiled(env: Record<string, string>, cwd: string): Run {
-  const child = fork(COMPILED_MAIN, [], { cwd, env: commandEnv(env, cwd), execArgv: startFlags(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = fork(COMPILED_MAIN, [], { cwd, env: commandEnv({ ...startEnv(), ...env }, cwd), execArgv: startFlags(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   return track(child);
 }
 
@@ -394,12 +394,16 @@ describe('a bad setting', () => {
   });
 });
 
-describe("npm start's node flags", () => {
+describe("npm start's node flags and environment", () => {
   it("are read from package.json's start script, the heap cap among them", () => {
     const flags = startFlags();
     expect(flags.length).toBeGreaterThan(0);
     for (const flag of flags) expect(flag).toMatch(/^--[a-z][a-z0-9-]*(=\S+)?$/);
     expect(flags).toContainEqual(expect.stringMatching(/^--max-old-space-size=\d+$/));
+  });
+
+  it('caps the C library at two memory arenas (each thread would otherwise keep its own freed memory)', () => {
+    expect(startEnv()).toEqual({ MALLOC_ARENA_MAX: '2' });
   });
 });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFlags } from '../helpers/start-script.ts';
+import { startCommandLine } from '../helpers/start-script.ts';
 import type { StartupFigures } from './startup.ts';
 import type { BenchResults } from './results.ts';
 import type { ExportFigures } from './export.ts';
@@ -41,7 +41,7 @@ describe('npm run bench on a tiny database', () => {
       },
     });
     // The gateway measured is the one `npm start` runs, with its flags.
-    expect(stdout).toContain(`gateway: node ${startFlags().join(' ')} dist/main.js (npm start's flags)`);
+    expect(stdout).toContain(`gateway: ${startCommandLine()} (npm start's settings)`);
     expect(stdout).toMatch(/^Targets:$/m);
 
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchResults;

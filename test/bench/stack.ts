@@ -4,7 +4,7 @@
 import { existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool, request } from 'undici';
-import { startFlags } from '../helpers/start-script.ts';
+import { startCommandLine, startEnv, startFlags } from '../helpers/start-script.ts';
 import { startChild, type BenchChild } from './children.ts';
 import type { BenchDatabase } from './database.ts';
 import type { BenchSettings } from './settings.ts';
@@ -125,7 +125,7 @@ export function startGatewayChild(name: string, settings: BenchSettings, v1Url: 
   return startChild(
     name,
     GATEWAY_ENTRY,
-    { HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: settings.gatewayLogLevel, NODE_ENV: 'production', ...env },
+    { ...startEnv(), HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: settings.gatewayLogLevel, NODE_ENV: 'production', ...env },
     { output: settings.gatewayLogFile ? openSync(settings.gatewayLogFile, 'w') : 'ignore', nodeOptions: gatewayNodeFlags(settings).flags },
   );
 }
@@ -138,7 +138,7 @@ export async function startStack(settings: BenchSettings, db: BenchDatabase): Pr
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
   log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);
-  log(`gateway: node ${gatewayFlags.join(' ')} dist/main.js (npm start's flags${benchFlags.length ? ", then the benchmark's own" : ''})`);
+  log(`gateway: ${startCommandLine(benchFlags)} (npm start's settings${benchFlags.length ? ", then the benchmark's own flags" : ''})`);
   return {
     v1: v1.child,
     v1Url: v1.url,

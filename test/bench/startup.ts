@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { startFlags } from '../helpers/start-script.ts';
+import { startEnv, startFlags } from '../helpers/start-script.ts';
 import type { BenchSettings } from './settings.ts';
 
 const GATEWAY_ENTRY = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -26,7 +26,7 @@ const QUERY = JSON.stringify({ query: '{ protectionDevices(first: 1) { totalCoun
 async function oneStart(v1Url: string, settings: BenchSettings): Promise<number> {
   const started = performance.now();
   const child = spawn(process.execPath, [...startFlags(), GATEWAY_ENTRY], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: { ...process.env, ...startEnv(), HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const agent = new Agent({ pipelining: 0 });
