@@ -60,6 +60,8 @@ describe('npm run bench on a tiny database', () => {
     }
     expect(results.memory.soak.rounds).toHaveLength(2);
     expect(results.memory.gatewayPeakMB).toBeGreaterThan(0);
+    expect(results.memory.gatewayLoadPeakMB).toBeGreaterThan(0);
+    expect(results.memory.gatewayLoadPeakMB).toBeLessThanOrEqual(results.memory.gatewayPeakMB);
     const reference = results.reference;
     if (!reference || 'error' in reference) throw new Error(`no reference figures: ${JSON.stringify(reference)}`);
     expect(reference.entries).toBeGreaterThanOrEqual(2_000);

@@ -82,7 +82,8 @@ export function textReport(results: BenchResults): string {
   const m = results.memory;
   out.push(
     '',
-    `Gateway memory (RSS): start ${f(m.gatewayStartMB)} MB, peak ${f(m.gatewayPeakMB)} MB, end ${f(m.gatewayEndMB)} MB; ` +
+    `Gateway memory (RSS): start ${f(m.gatewayStartMB)} MB, peak under the GraphQL load ${f(m.gatewayLoadPeakMB)} MB, ` +
+      `peak over the whole run ${f(m.gatewayPeakMB)} MB, end ${f(m.gatewayEndMB)} MB; ` +
       `after each shape: ${results.shapes.map((s) => `${s.id}: ${f(s.gatewayRssAfterMB)}`).join(', ')}`,
   );
   if (m.soak.rounds.length) {

@@ -94,7 +94,10 @@ export interface BenchResults {
   memory: {
     gatewayStartMB: number;
     gatewayEndMB: number;
+    /** Peak over the whole run, the tail's 1,000 subscribers and the export phases included. */
     gatewayPeakMB: number;
+    /** Peak under the GraphQL load: the shapes one by one, then all of them mixed (the soak). */
+    gatewayLoadPeakMB: number;
     soak: { rounds: SoakRound[]; growthMB: number; flat: boolean };
     samples: MemorySample[];
   };

@@ -190,6 +190,7 @@ async function main(): Promise<void> {
       gatewayStartMB,
       gatewayEndMB,
       gatewayPeakMB: sampler.peak(),
+      gatewayLoadPeakMB: sampler.peak((phase) => phase !== 'end'),
       soak: { rounds, ...isFlat(rounds.map((r) => r.meanMB)) },
       samples: sampler.samples,
     };
