@@ -73,6 +73,26 @@ const noCustomJsonSerializer = {
   },
 };
 
+/**
+ * graphql is a CommonJS package, imported by some seventy ES modules (the gateway's, Apollo's, the
+ * limits'). esbuild gives each importer its own copy of its exports, some 400 getters each, made at
+ * start. Every ES module import of `graphql` goes through one module instead, which re-exports it
+ * once; CommonJS requires (graphql-jit's) reach the same files, so there is still one graphql.
+ */
+const oneGraphqlNamespace = {
+  name: 'one-graphql-namespace',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^graphql$/ }, (args) =>
+      args.kind === 'import-statement' && args.namespace === 'file' ? { path: 'graphql', namespace: 'one-graphql-namespace' } : undefined,
+    );
+    plugin.onLoad({ filter: /.*/, namespace: 'one-graphql-namespace' }, () => ({
+      contents: "export * from 'graphql/index.js';",
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
+
 // Chunks are named by their content: those of an earlier build would pile up.
 rmSync('dist/chunks', { recursive: true, force: true });
 
@@ -88,7 +108,7 @@ const result = await build({
   sourcemap: true,
   // CommonJS packages in an ES module bundle still call require (for node's own modules).
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer],
+  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time.
   external: ['ioredis', '@opentelemetry/*'],
