@@ -96,26 +96,54 @@ function pageWindow(p: Plan, total: number): { start: number; end: number } {
 function build<T>(p: Plan, items: T[], start: number, total: number): Connection<T> {
   // An empty page sits where it was asked for, but never past the end of the list.
   const at = items.length > 0 ? start : Math.min(start, total);
-  const cursor = (i: number) => p.codec.encode(at + i);
-  let edges: Connection<T>['edges'] | undefined;
-  // Cursors are made when a field asks for them: most clients select `nodes` only.
-  return {
-    get edges() {
-      return (edges ??= items.map((node, i) => ({ cursor: cursor(i), node })));
-    },
-    nodes: items,
-    pageInfo: {
-      hasPreviousPage: at > 0,
-      hasNextPage: at + items.length < total,
-      get startCursor() {
-        return items.length > 0 ? cursor(0) : null;
-      },
-      get endCursor() {
-        return items.length > 0 ? cursor(items.length - 1) : null;
-      },
-    },
-    totalCount: total,
-  };
+  return new PageConnection(p.codec, items, at, total);
+}
+
+// The connection and its page info are class instances, their lazy fields accessors on the
+// prototype. As object literals with getters (closures over the page), each request's connection
+// had a hidden class of its own in V8's old generation, which held the page's items, the
+// upstream's parsed answer, through every young-generation collection until the next full one.
+
+/** A page of `items` starting at offset `at` of a list of `total`. */
+class PageConnection<T> implements Connection<T> {
+  readonly pageInfo: PageInfo;
+  #edges: Connection<T>['edges'] | undefined;
+
+  constructor(
+    readonly codec: CursorCodec,
+    readonly nodes: T[],
+    readonly at: number,
+    readonly totalCount: number,
+  ) {
+    this.pageInfo = new PageCursors(this);
+  }
+
+  /** Cursors are made when a field asks for them: most clients select `nodes` only. */
+  get edges(): Connection<T>['edges'] {
+    return (this.#edges ??= this.nodes.map((node, i) => ({ cursor: this.cursor(i), node })));
+  }
+
+  cursor(i: number): string {
+    return this.codec.encode(this.at + i);
+  }
+}
+
+class PageCursors implements PageInfo {
+  readonly hasPreviousPage: boolean;
+  readonly hasNextPage: boolean;
+
+  constructor(readonly page: PageConnection<unknown>) {
+    this.hasPreviousPage = page.at > 0;
+    this.hasNextPage = page.at + page.nodes.length < page.totalCount;
+  }
+
+  get startCursor(): string | null {
+    return this.page.nodes.length > 0 ? this.page.cursor(0) : null;
+  }
+
+  get endCursor(): string | null {
+    return this.page.nodes.length > 0 ? this.page.cursor(this.page.nodes.length - 1) : null;
+  }
 }
 
 /**
