@@ -5,6 +5,7 @@
 // asked for. The embedded reference service stays tsc's dist/v1/ tree: it reads its migrations
 // beside its own code, and it is loaded only without UPSTREAM_URL.
 import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /** main.ts's imports of the reference service: left to tsc's output, dist/v1/ beside dist/main.js. */
@@ -93,6 +94,25 @@ const oneGraphqlNamespace = {
   },
 };
 
+/**
+ * Apollo Server's `makeGatewayGraphQLRequestContext` (what its request pipeline hands a `gateway`'s
+ * executor) builds an object with a getter and a setter per request, which kept each request's
+ * data alive through every young-generation collection: in the bundle it is
+ * src/gateway/executor/gateway-request-context.ts, the same function without that object. The
+ * build fails if Apollo's pipeline no longer imports it.
+ */
+let gatewayRequestContextReplaced = false;
+const gatewayRequestContext = {
+  name: 'gateway-request-context',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/utils\/makeGatewayGraphQLRequestContext\.js$/ }, (args) => {
+      if (!/@apollo\/server\/dist\/esm\/requestPipeline\.js$/.test(args.importer)) return undefined;
+      gatewayRequestContextReplaced = true;
+      return { path: fileURLToPath(new URL('../src/gateway/executor/gateway-request-context.ts', import.meta.url)) };
+    });
+  },
+};
+
 // Chunks are named by their content: those of an earlier build would pile up.
 rmSync('dist/chunks', { recursive: true, force: true });
 
@@ -108,13 +128,17 @@ const result = await build({
   sourcemap: true,
   // CommonJS packages in an ES module bundle still call require (for node's own modules).
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace],
+  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time.
   external: ['ioredis', '@opentelemetry/*'],
   logLevel: 'warning',
   metafile: process.env.BUNDLE_METAFILE !== undefined,
 });
+
+if (!gatewayRequestContextReplaced) {
+  throw new Error("scripts/bundle.mjs: @apollo/server's request pipeline no longer imports ./utils/makeGatewayGraphQLRequestContext.js; see src/gateway/executor/gateway-request-context.ts");
+}
 
 // BUNDLE_METAFILE=<path>: what went into each output file, for esbuild's analyzer.
 if (result.metafile) writeFileSync(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));

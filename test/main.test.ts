@@ -9,7 +9,7 @@
 // channel, with the default demo data.
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { connect, type AddressInfo } from 'node:net';
@@ -475,6 +475,12 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(await refused(Number(new URL(url).port))).toBe(true);
     // In memory: nothing written where the file database would have gone.
     expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
+  it("carries the gateway's executor request context in the place of Apollo Server's (scripts/bundle.mjs)", () => {
+    const sources = (JSON.parse(readFileSync(`${COMPILED_MAIN}.map`, 'utf8')) as { sources: string[] }).sources;
+    expect(sources.some((source) => source.endsWith('src/gateway/executor/gateway-request-context.ts'))).toBe(true);
+    expect(sources.filter((source) => source.includes('makeGatewayGraphQLRequestContext'))).toEqual([]);
   });
 
   it('answers a stream of 1,500 distinct operations under its heap cap: the caches they fill are bounded', async () => {
