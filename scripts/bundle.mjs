@@ -88,7 +88,7 @@ const oneGraphqlNamespace = {
     );
     plugin.onLoad({ filter: /.*/, namespace: 'one-graphql-namespace' }, () => ({
       contents: "export * from 'graphql/index.js';",
-      resolveDir: process.cwd(),
+      resolveDir: fileURLToPath(new URL('..', import.meta.url)),
       loader: 'js',
     }));
   },
