@@ -62,18 +62,22 @@ export function jitExecutor(schema: GraphQLSchema, options: JitExecutorOptions =
     const entry = compile(document, source, operation, name);
     if (entry === 'graphql-js') return interpret(document, context, request.variables, name);
     const result = await entry.query(undefined, context, request.variables);
-    // No `data` at all: the variables were refused before anything ran. graphql-js says why in the
-    // words (and with the suggestions) clients know, and Apollo reads its errors as BAD_USER_INPUT.
-    if (result.data === undefined && result.errors?.length) return interpret(document, context, request.variables, name);
+    // The variables were refused before anything ran: graphql-js says why in the words (and with
+    // the suggestions) clients know, and Apollo reads its errors as BAD_USER_INPUT.
+    if (variablesRefused(result)) return interpret(document, context, request.variables, name);
     return result.errors?.length ? { ...result, errors: asGraphqlJs(result.errors, result.data) } : result;
   };
   if (onVariablesRefused === undefined) return run;
   return async (requestContext) => {
     const result = await run(requestContext);
-    // No `data` at all, only errors: the variables were refused before anything ran.
-    if (result.data === undefined && result.errors?.length) onVariablesRefused(requestContext.context);
+    if (variablesRefused(result)) onVariablesRefused(requestContext.context);
     return result;
   };
+}
+
+/** No `data` at all, only errors: the variables were refused before anything ran. */
+function variablesRefused(result: ExecutionResult): boolean {
+  return result.data === undefined && (result.errors?.length ?? 0) > 0;
 }
 
 function compileOrNot(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Compiled {

@@ -71,7 +71,7 @@ export function makeGatewayGraphQLRequestContext<TContext extends BaseContext>(
 }
 
 /** The response's HTTP head, written through to Apollo's own (status and headers alike). */
-export class ResponseHttp {
+class ResponseHttp {
   readonly headers: FetcherHeaders;
   readonly #http: { status?: number | undefined; headers: HeaderMap };
 
