@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     // from its spawn to its first answered query.
     let startup: BenchResults['startup'] = null;
     if (settings.startup) {
-      log('\nStart-up: the compiled gateway (npm start\'s flags) from spawn to its first answered query');
+      log('\nStart-up: the compiled gateway (npm start\'s settings) from spawn to its first answered query');
       try {
         startup = await benchStartup(stack.v1Url, settings);
         log(`  ${startup.startsMs.map((ms) => ms.toFixed(0)).join(', ')} ms: median ${startup.medianMs.toFixed(0)} ms`);

@@ -12,7 +12,8 @@ import type { BenchSettings } from './settings.ts';
 const SEED_TIMEOUT_MS = 15 * 60_000;
 const START_TIMEOUT_MS = 60_000;
 /** The gateway as `npm start` runs it (built by `npm run bench` before the run). */
-const GATEWAY_ENTRY = new URL('../../dist/main.js', import.meta.url);
+/** The compiled gateway, as `npm start` runs it (a URL: startChild runs it with plain node). */
+export const GATEWAY_ENTRY = new URL('../../dist/main.js', import.meta.url);
 
 /** The device that holds the million entries (the seeding's hot device). */
 export const HOT_DEVICE = '1';

@@ -1,4 +1,4 @@
-// Start to first answered query: the compiled gateway (dist/main.js, npm start's flags) started
+// Start to first answered query: the compiled gateway (dist/main.js, npm start's settings) started
 // anew in front of the running v1, timed from its process's spawn to the first GraphQL answer
 // with data, as an orchestrator's readiness probe or a scaled-out replica's first client sees it.
 // Several starts; the median is judged.
@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { startEnv, startFlags } from '../helpers/start-script.ts';
 import type { BenchSettings } from './settings.ts';
+import { GATEWAY_ENTRY } from './stack.ts';
 
-const GATEWAY_ENTRY = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const STARTS = 5;
 /** How long one start may take before the run gives up on it. */
 const START_DEADLINE_MS = 20_000;
@@ -25,7 +25,7 @@ const QUERY = JSON.stringify({ query: '{ protectionDevices(first: 1) { totalCoun
 
 async function oneStart(v1Url: string, settings: BenchSettings): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...startFlags(), GATEWAY_ENTRY], {
+  const child = spawn(process.execPath, [...startFlags(), fileURLToPath(GATEWAY_ENTRY)], {
     env: { ...process.env, ...startEnv(), HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

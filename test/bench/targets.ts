@@ -18,7 +18,7 @@ const MAX_EXPORT_GROWTH_MB = 64;
  */
 const MIN_RPS_RATIO: Readonly<Record<number, number>> = { 1: 0.5, 2: 0.75, 3: 0.95, 4: 0.8, 5: 0.6 };
 const MAX_P50_RATIO = 1.2;
-/** Start to first answered query, the compiled gateway with npm start's flags. */
+/** Start to first answered query, the compiled gateway with npm start's settings. */
 const MAX_STARTUP_MS = 250;
 /** Calls per request under load may differ by requests cut off when the time ran out. */
 const CALLS_TOLERANCE = 0.02;
