@@ -23,7 +23,7 @@ export const typeDefs: DocumentNode[] = readdirSync(schemaDirectory)
   .sort()
   .map((name) => parse(readFileSync(join(schemaDirectory, name), 'utf8')));
 
-/** The SDL's schema, without resolvers: built and checked once, then given its resolvers (domains/index.ts). */
+/** The SDL's schema: built and checked once, then given its resolvers in place (domains/index.ts). */
 export const declared = buildASTSchema(concatAST(typeDefs));
 
 const BAD_UPSTREAM_SCALAR = /^The upstream sent a value that is not a valid [_A-Za-z][_0-9A-Za-z]*\.$/;
@@ -73,7 +73,8 @@ function documentedBySdl(scalar: GraphQLScalarType, checkInput: (value: unknown)
     },
     description: sdl.description,
     specifiedByURL: sdl.specifiedByURL,
-    astNode: sdl.astNode,
+    // No astNode: the schema's type keeps its own, given resolvers in place (a second one would
+    // be merged into it, repeating its directives).
   });
 }
 
