@@ -113,6 +113,33 @@ const gatewayRequestContext = {
   },
 };
 
+/**
+ * undici's client loads its HTTP/2 half, and with it node:http2 (some 6 ms of a start), when it is
+ * loaded itself. The gateway's pool never asks for HTTP/2 (no `allowH2`): in the bundle that half
+ * is loaded on its first use, which would be the first HTTP/2 connection. The build fails if
+ * undici's client no longer loads it by that name.
+ */
+let http2ClientDeferred = false;
+const deferredHttp2Client = {
+  name: 'deferred-http2-client',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) => {
+      if (args.namespace !== 'file' || !/undici\/lib\/dispatcher\/client\.js$/.test(args.importer)) return undefined;
+      http2ClientDeferred = true;
+      return { path: 'undici/lib/dispatcher/client-h2.js', namespace: 'deferred-http2-client', pluginData: args.resolveDir };
+    });
+    plugin.onLoad({ filter: /.*/, namespace: 'deferred-http2-client' }, (args) => ({
+      contents: `let connectH2;
+        module.exports = function deferredConnectH2(client, socket) {
+          connectH2 ??= require('./client-h2.js');
+          return connectH2(client, socket);
+        };`,
+      loader: 'js',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
 // Chunks are named by their content: those of an earlier build would pile up.
 rmSync('dist/chunks', { recursive: true, force: true });
 
@@ -128,7 +155,7 @@ const result = await build({
   sourcemap: true,
   // CommonJS packages in an ES module bundle still call require (for node's own modules).
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext],
+  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time. OpenTelemetry's API is in the
   // bundle: prom-client loads it at start (for exemplars), and from node_modules its hundred files
@@ -139,6 +166,9 @@ const result = await build({
   metafile: process.env.BUNDLE_METAFILE !== undefined,
 });
 
+if (!http2ClientDeferred) {
+  throw new Error("scripts/bundle.mjs: undici's dispatcher/client.js no longer loads ./client-h2.js; see deferredHttp2Client");
+}
 if (!gatewayRequestContextReplaced) {
   throw new Error("scripts/bundle.mjs: @apollo/server's request pipeline no longer imports ./utils/makeGatewayGraphQLRequestContext.js; see src/gateway/executor/gateway-request-context.ts");
 }
