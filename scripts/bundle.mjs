@@ -4,9 +4,11 @@
 // that time. What is loaded only on demand goes into chunks beside it (dist/chunks/), loaded when
 // asked for. The embedded reference service stays tsc's dist/v1/ tree: it reads its migrations
 // beside its own code, and it is loaded only without UPSTREAM_URL.
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildASTSchema, concatAST, parse } from 'graphql';
 
 /** main.ts's imports of the reference service: left to tsc's output, dist/v1/ beside dist/main.js. */
 const referenceServiceApart = {
@@ -140,6 +142,34 @@ const deferredHttp2Client = {
   },
 };
 
+/**
+ * src/gateway/sdl.ts reads and lexes schema/*.graphql at start-up. In the bundle its place is taken
+ * by the same documents, parsed now (without source locations, which nothing reads from the SDL)
+ * and checked now against every SDL rule: an SDL that would not build fails the build, and the
+ * gateway skips those rules (`sdlChecked`). The file list is sdl.ts's own: `*.graphql`, sorted.
+ */
+let sdlReplaced = false;
+const sdlParsedAtBuild = {
+  name: 'sdl-parsed-at-build',
+  setup(plugin) {
+    plugin.onLoad({ filter: /[\\/]src[\\/]gateway[\\/]sdl\.ts$/ }, () => {
+      const directory = fileURLToPath(new URL('../schema/', import.meta.url));
+      const files = readdirSync(directory)
+        .filter((name) => name.endsWith('.graphql'))
+        .sort()
+        .map((name) => join(directory, name));
+      const documents = files.map((file) => parse(readFileSync(file, 'utf8'), { noLocation: true }));
+      buildASTSchema(concatAST(documents));
+      sdlReplaced = true;
+      return {
+        contents: `export const sdlDocuments = JSON.parse(${JSON.stringify(JSON.stringify(documents))});\nexport const sdlChecked = true;\n`,
+        loader: 'js',
+        watchFiles: files,
+      };
+    });
+  },
+};
+
 // Chunks are named by their content: those of an earlier build would pile up.
 rmSync('dist/chunks', { recursive: true, force: true });
 
@@ -155,7 +185,7 @@ const result = await build({
   sourcemap: true,
   // CommonJS packages in an ES module bundle still call require (for node's own modules).
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client],
+  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client, sdlParsedAtBuild],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time. OpenTelemetry's API is in the
   // bundle: prom-client loads it at start (for exemplars), and from node_modules its hundred files
@@ -166,6 +196,9 @@ const result = await build({
   metafile: process.env.BUNDLE_METAFILE !== undefined,
 });
 
+if (!sdlReplaced) {
+  throw new Error('scripts/bundle.mjs: src/gateway/sdl.ts is no longer in the bundle; see sdlParsedAtBuild');
+}
 if (!http2ClientDeferred) {
   throw new Error("scripts/bundle.mjs: undici's dispatcher/client.js no longer loads ./client-h2.js; see deferredHttp2Client");
 }

@@ -9,7 +9,7 @@
 // channel, with the default demo data.
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { connect, type AddressInfo } from 'node:net';
@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { buildASTSchema, buildClientSchema, concatAST, getIntrospectionQuery, parse, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SEED_SIZES } from '../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
@@ -475,6 +476,19 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(await refused(Number(new URL(url).port))).toBe(true);
     // In memory: nothing written where the file database would have gone.
     expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+
+  it('serves the schema of schema/*.graphql: the bundle carries the SDL parsed as it was built, and checks nothing less', async () => {
+    const run = startCompiled({ V1_DATABASE: ':memory:' }, tempDir());
+    const url = await readyOverIpc(run);
+    const introspection = await postGraphQL<IntrospectionQuery>(url, { query: getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, schemaDescription: true, directiveIsRepeatable: true, inputValueDeprecation: true }) }, { 'x-service-token': DEMO_ADMIN_KEY });
+    expect(introspection.errors).toBeUndefined();
+    const files = readdirSync(join(REPO, 'schema')).filter((name) => name.endsWith('.graphql'));
+    expect(files.length).toBeGreaterThan(1);
+    const sdl = buildASTSchema(concatAST(files.map((name) => parse(readFileSync(join(REPO, 'schema', name), 'utf8')))));
+    expect(printSchema(buildClientSchema(introspection.data!))).toBe(printSchema(sdl));
+    run.child.disconnect();
+    expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
   });
 
   it("carries the gateway's executor request context in the place of Apollo Server's (scripts/bundle.mjs)", () => {

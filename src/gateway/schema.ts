@@ -1,8 +1,5 @@
-// The gateway's SDL, read once at start-up from schema/*.graphql (the same files, in the same
-// order, as codegen.yml's `schema` glob), and the resolvers of its custom scalars.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildASTSchema, concatAST, GraphQLError, GraphQLScalarType, Kind, parse, type DocumentNode, type ValueNode } from 'graphql';
+// The gateway's SDL (sdl.ts) as a schema, and the resolvers of its custom scalars.
+import { buildASTSchema, concatAST, GraphQLError, GraphQLScalarType, Kind, type DocumentNode, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
   EmailAddressResolver,
@@ -13,18 +10,16 @@ import {
 } from 'graphql-scalars';
 import { ErrorCode, gatewayError } from './errors.ts';
 import type { Resolvers } from './generated/resolvers.ts';
-import { projectPath } from './project-path.ts';
+import { sdlChecked, sdlDocuments } from './sdl.ts';
 
-const schemaDirectory = projectPath('schema');
+/** One document per SDL file. */
+export const typeDefs: DocumentNode[] = sdlDocuments;
 
-/** One document per SDL file. Only `*.graphql`: schema/ also holds the v1 OpenAPI document. */
-export const typeDefs: DocumentNode[] = readdirSync(schemaDirectory)
-  .filter((name) => name.endsWith('.graphql'))
-  .sort()
-  .map((name) => parse(readFileSync(join(schemaDirectory, name), 'utf8')));
-
-/** The SDL's schema: built and checked once, then given its resolvers in place (domains/index.ts). */
-export const declared = buildASTSchema(concatAST(typeDefs));
+/**
+ * The SDL's schema: built and checked once (the SDL's rules are skipped only when the bundle
+ * checked the documents as it was built), then given its resolvers in place (domains/index.ts).
+ */
+export const declared = buildASTSchema(concatAST(typeDefs), { assumeValidSDL: sdlChecked });
 
 const BAD_UPSTREAM_SCALAR = /^The upstream sent a value that is not a valid [_A-Za-z][_0-9A-Za-z]*\.$/;
 
