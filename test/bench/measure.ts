@@ -4,7 +4,7 @@
 import { request } from 'undici';
 import { autocannonLoad, closedLoopLoad, summarize, type HttpTarget, type LoadLength, type LoadSample } from './load.ts';
 import { cpuSeconds, memory, type MemorySampler } from './proc.ts';
-import { TARGETS, TARGET_LABELS, type ShapeResult, type SoakRound, type TargetFigures, type TargetName, type Verification } from './results.ts';
+import { TARGETS, TARGET_LABELS, type ShapeResult, type SoakRound, type TargetFigures, type TargetName, type Verification, type WarmUp } from './results.ts';
 import type { BenchSettings } from './settings.ts';
 import type { PlainRequest, Shape } from './shapes.ts';
 import { V1Failure, type Stack } from './stack.ts';
@@ -137,21 +137,53 @@ interface Stretch {
   v1CpuS: number;
 }
 
+/** How much faster than the best second before it a second may be and still count as steady. */
+const STEADY_MARGIN = 0.1;
+/** Seconds in a row that must be steady. */
+const STEADY_SECONDS = 2;
+
 /**
- * Warms a target up, and returns the length of each of its measured stretches: as many requests
- * as the warm-up's pace fits in the stretch's time, every one of them answered (no request is cut
- * off at the end, so calls per request are exact).
+ * Whether the pace of these one-second slices has settled: the last STEADY_SECONDS were each no
+ * more than STEADY_MARGIN faster than the best second before them. A target whose code the JIT is
+ * still optimising speeds up second by second (a compiled gateway's first second can run at half
+ * its pace); one that has settled only wavers.
  */
-async function warmUp(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler): Promise<LoadLength> {
+export function steadyPace(sliceRps: number[]): boolean {
+  if (sliceRps.length <= STEADY_SECONDS) return false;
+  for (let i = sliceRps.length - STEADY_SECONDS; i < sliceRps.length; i++) {
+    const bestBefore = Math.max(...sliceRps.slice(0, i));
+    if (sliceRps[i]! > bestBefore * (1 + STEADY_MARGIN)) return false;
+  }
+  return true;
+}
+
+/**
+ * Warms a target up: one-second slices of load, for BENCH_WARMUP seconds at least and until its
+ * pace is steady (`steadyPace`), BENCH_WARMUP_MAX at most. Every target is measured at its own
+ * steady pace, not partly during its warm-up. Returns the length of each measured stretch (as
+ * many requests as the steady pace fits in the stretch's time, every one of them answered: no
+ * request is cut off at the end, so calls per request are exact) and what the warm-up saw.
+ */
+async function warmUp(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler): Promise<{ length: LoadLength; warmUp: WarmUp | null }> {
   const stretchS = settings.durationS / settings.rounds;
-  if (settings.warmupS === 0) return { durationS: stretchS };
+  if (settings.warmupS === 0) return { length: { durationS: stretchS }, warmUp: null };
   sampler.mark(`${shape.id} warm-up ${TARGET_LABELS[target]}`);
-  const warm = await runLoad(stack, shape, target, settings.key, { durationS: settings.warmupS });
-  // Requests cut off at the warm-up's end may still reach v1 (a saturated gateway works through
-  // its backlog after the clients left): count only once v1 has gone quiet.
-  await quiet(stack);
-  const rps = warm.responses / warm.elapsedS;
-  return rps > 0 ? { amount: Math.max(shape.connections * 4, Math.round(rps * stretchS)) } : { durationS: stretchS };
+  const sliceRps: number[] = [];
+  let seconds = 0;
+  let steady = false;
+  while (seconds < settings.warmupMaxS) {
+    const slice = await runLoad(stack, shape, target, settings.key, { durationS: 1 });
+    // Requests cut off at the slice's end may still reach v1 (a saturated gateway works through
+    // its backlog after the clients left): the next slice, or the count, starts once v1 is quiet.
+    await quiet(stack);
+    seconds += slice.elapsedS;
+    sliceRps.push(slice.responses / slice.elapsedS);
+    steady = steadyPace(sliceRps);
+    if (seconds >= settings.warmupS && steady) break;
+  }
+  const rps = sliceRps.at(-1) ?? 0;
+  const length = rps > 0 ? { amount: Math.max(shape.connections * 4, Math.round(rps * stretchS)) } : { durationS: stretchS };
+  return { length, warmUp: { seconds, sliceRps, steady } };
 }
 
 async function stretch(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler, length: LoadLength): Promise<Stretch> {
@@ -172,7 +204,7 @@ async function stretch(stack: Stack, shape: Shape, target: TargetName, settings:
   };
 }
 
-function figuresOf(stretches: Stretch[]): TargetFigures {
+function figuresOf(stretches: Stretch[], warmUp: WarmUp | null): TargetFigures {
   const load = summarize(stretches.map((s) => s.load));
   const responses = Math.max(1, load.responses);
   const total = (pick: (s: Stretch) => number) => stretches.reduce((sum, s) => sum + pick(s), 0);
@@ -182,6 +214,7 @@ function figuresOf(stretches: Stretch[]): TargetFigures {
     upstreamCallsPerRequest: total((s) => s.calls) / responses,
     cpuMsPerRequest: own ? (total((s) => s.cpuS ?? 0) * 1000) / responses : null,
     v1CpuMsPerRequest: (total((s) => s.v1CpuS) * 1000) / responses,
+    warmUp,
   };
 }
 
@@ -193,8 +226,16 @@ function logFigures(target: TargetName, figures: TargetFigures): void {
       `p99 ${load.latencyMs.p99.toFixed(2).padStart(7)} ms  ${figures.upstreamCallsPerRequest.toFixed(2)} v1 calls/req` +
       (figures.cpuMsPerRequest === null ? '' : `  ${figures.cpuMsPerRequest.toFixed(3)} ms CPU/req`) +
       (load.stretchRps.length > 1 ? `  (stretches: ${load.stretchRps.map((rps) => rps.toFixed(0)).join(', ')} rps)` : '') +
+      (figures.warmUp ? `  warmed ${warmUpText(figures.warmUp)}` : '') +
       (failures ? `  ${load.non2xx} non-2xx, ${load.errors} errors, ${load.bodyErrors} error bodies` : ''),
   );
+}
+
+/** "6 s (670 … 1,520 rps)": the warm-up's length and its first and last seconds' pace. */
+export function warmUpText(warmUp: WarmUp): string {
+  const first = warmUp.sliceRps[0] ?? 0;
+  const last = warmUp.sliceRps.at(-1) ?? 0;
+  return `${warmUp.seconds.toFixed(0)} s (${first.toFixed(0)} … ${last.toFixed(0)} rps${warmUp.steady ? '' : ', not yet steady'})`;
 }
 
 /**
@@ -204,7 +245,8 @@ function logFigures(target: TargetName, figures: TargetFigures): void {
  */
 async function measureTargets(stack: Stack, shape: Shape, settings: BenchSettings, sampler: MemorySampler): Promise<Record<TargetName, TargetFigures>> {
   const lengths = {} as Record<TargetName, LoadLength>;
-  for (const target of TARGETS) lengths[target] = await warmUp(stack, shape, target, settings, sampler);
+  const warmUps = {} as Record<TargetName, WarmUp | null>;
+  for (const target of TARGETS) ({ length: lengths[target], warmUp: warmUps[target] } = await warmUp(stack, shape, target, settings, sampler));
   const stretches: Record<TargetName, Stretch[]> = { gateway: [], passthrough: [], direct: [] };
   for (let round = 0; round < settings.rounds; round++) {
     for (const target of round % 2 === 0 ? TARGETS : [...TARGETS].reverse()) {
@@ -213,7 +255,7 @@ async function measureTargets(stack: Stack, shape: Shape, settings: BenchSetting
   }
   const figures = {} as Record<TargetName, TargetFigures>;
   for (const target of TARGETS) {
-    figures[target] = figuresOf(stretches[target]);
+    figures[target] = figuresOf(stretches[target], warmUps[target]);
     logFigures(target, figures[target]);
   }
   return figures;

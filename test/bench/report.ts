@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { EXPORT_FORMATS } from './reference-figures.ts';
 import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type TargetName } from './results.ts';
 import { MEMORY_LIMIT_MB } from './targets.ts';
+import { warmUpSetting } from './settings.ts';
 
 const f = (value: number | null | undefined, digits = 1): string =>
   value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
@@ -295,7 +296,7 @@ tr:nth-child(3n+1) td { border-top: 1px solid #ddd; }
 pre { background: #f4f4f4; padding: 12px; overflow-x: auto; font-size: 12px; }
 </style></head><body>
 <h1>Gateway benchmark</h1>
-<p>${escape(results.startedAt)} on ${results.machine.cpus} CPUs, Node ${escape(results.machine.node)}; ${results.settings.durationS} s per measurement (in ${results.settings.rounds} stretches taken in turns across the targets) after ${results.settings.warmupS} s warm-up; gateway LOG_LEVEL=${escape(results.settings.gatewayLogLevel)}.
+<p>${escape(results.startedAt)} on ${results.machine.cpus} CPUs, Node ${escape(results.machine.node)}; ${results.settings.durationS} s per measurement (in ${results.settings.rounds} stretches taken in turns across the targets) after ${escape(warmUpSetting(results.settings))}; gateway LOG_LEVEL=${escape(results.settings.gatewayLogLevel)}.
 Database: ${results.settings.seed.devices} devices, ${results.settings.seed.traffic} spread traffic entries, ${results.settings.seed.hotTraffic} on device 1.</p>
 <p class="legend">${TARGETS.map((t) => `<span style="background:${COLORS[t]}"></span>${TARGET_LABELS[t]}`).join('')}</p>
 <h2>Targets</h2><ul>${checks}</ul>

@@ -26,6 +26,17 @@ export interface TargetFigures {
   cpuMsPerRequest: number | null;
   /** CPU time of the v1 service per response of the target. */
   v1CpuMsPerRequest: number;
+  /** How the target was warmed up before it was measured; null without a warm-up. */
+  warmUp: WarmUp | null;
+}
+
+/** A target's warm-up: one-second slices of load until its pace was steady. */
+export interface WarmUp {
+  seconds: number;
+  /** Requests per second of each slice, in order. */
+  sliceRps: number[];
+  /** Whether the pace settled (false: the warm-up stopped at BENCH_WARMUP_MAX). */
+  steady: boolean;
 }
 
 export interface Verification {

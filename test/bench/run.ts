@@ -16,7 +16,7 @@ import { memory, MemorySampler } from './proc.ts';
 import { measureReferenceFigures } from './reference-figures.ts';
 import { textReport, writeReports } from './report.ts';
 import type { BenchResults, ShapeResult } from './results.ts';
-import { isSettingError, readSettings, type BenchSettings } from './settings.ts';
+import { isSettingError, readSettings, warmUpSetting, type BenchSettings } from './settings.ts';
 import { buildShapes, type Shape } from './shapes.ts';
 import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
 import { benchTail } from './tail.ts';
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0]!;
   const db = new BenchDatabase(settings.dir, settings.seed);
   log(
-    `Gateway vs pass-through vs direct v1: shapes ${settings.shapes.join(', ')}; ${settings.warmupS} s warm-up and about ` +
+    `Gateway vs pass-through vs direct v1: shapes ${settings.shapes.join(', ')}; ${warmUpSetting(settings)} and about ` +
       `${settings.durationS} s per measurement in ${settings.rounds} stretches taken in turns; ${settings.soakRounds} sustained rounds; ` +
       `gateway LOG_LEVEL=${settings.gatewayLogLevel}`,
   );

@@ -2,7 +2,8 @@
 // the run with one line naming the variable, before any process starts.
 //
 //   BENCH_DURATION=5       seconds measured per shape and target (BENCH_DURATION=2: a quick run)
-//   BENCH_WARMUP=1         seconds of warm-up before each target's measurement
+//   BENCH_WARMUP=1         at least this many seconds of warm-up before each target's measurement
+//   BENCH_WARMUP_MAX=20    at most this many: the warm-up goes on, second by second, until the pace is steady
 //   BENCH_ROUNDS=2         stretches per measurement, taken in turns across the targets
 //   BENCH_CONNECTIONS      concurrency for every shape (default: each shape's own, 32 or 16)
 //   BENCH_SHAPES=1,2,3,4,5 which shapes
@@ -24,8 +25,13 @@ import { resolve } from 'node:path';
 export interface BenchSettings {
   /** Seconds of measurement per shape and target (all its stretches together). */
   durationS: number;
-  /** Seconds of unmeasured load before each measurement. */
+  /**
+   * Seconds of unmeasured load before each measurement, at least: it goes on a second at a time
+   * until the target's pace is steady (measure.ts, `warmUp`), up to `warmupMaxS`. 0: none.
+   */
   warmupS: number;
+  /** Seconds of warm-up at most. */
+  warmupMaxS: number;
   /** Stretches each measurement is cut into, taken in turns across the targets (A B C C B A …). */
   rounds: number;
   /** Concurrency for every shape; undefined keeps each shape's own. */
@@ -101,6 +107,7 @@ export function readSettings(env: Env = process.env): BenchSettings {
   return {
     durationS: number(env, 'BENCH_DURATION', 5, 1, 600),
     warmupS: number(env, 'BENCH_WARMUP', 1, 0, 60),
+    warmupMaxS: number(env, 'BENCH_WARMUP_MAX', 20, 1, 120),
     rounds: number(env, 'BENCH_ROUNDS', 2, 1, 20, true),
     connections,
     shapes: shapeList(env, 'BENCH_SHAPES'),
@@ -128,4 +135,9 @@ export function readSettings(env: Env = process.env): BenchSettings {
 
 export function isSettingError(error: unknown): error is Error {
   return error instanceof SettingError;
+}
+
+/** The warm-up, in words: "a warm-up of 1 to 20 s, until steady". */
+export function warmUpSetting(settings: Pick<BenchSettings, 'warmupS' | 'warmupMaxS'>): string {
+  return settings.warmupS === 0 ? 'no warm-up' : `a warm-up of ${settings.warmupS} to ${settings.warmupMaxS} s, until steady`;
 }
