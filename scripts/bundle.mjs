@@ -1,20 +1,34 @@
-// The gateway as `npm start` runs it: src/main.ts and all it loads at start in one file,
-// dist/main.js. Node's loader resolves, reads and compiles each module file on its own, and the
-// gateway loads some 600 of them (graphql, undici, Apollo Server…): one file starts in a fraction of
-// that time. What is loaded only on demand goes into chunks beside it (dist/chunks/), loaded when
-// asked for. The embedded reference service stays tsc's dist/v1/ tree: it reads its migrations
-// beside its own code, and it is loaded only without UPSTREAM_URL.
+// The gateway as `npm start` runs it: src/main.ts and all it loads in one CommonJS file,
+// dist/gateway.cjs, and dist/main.js, which runs it with V8's code cache (src/launcher/). Node's
+// loader resolves, reads and compiles each module file on its own, and the gateway loads some 600
+// of them (graphql, undici, Apollo Server…): one file starts in a fraction of that time, and one
+// CommonJS file can be compiled from a code cache, which node 20 offers for no ES module. What is
+// loaded only on demand is in the file too, compiled only when asked for. The embedded reference
+// service stays tsc's dist/v1/ tree: it reads its migrations beside its own code, and it is loaded
+// (an import() of ES modules) only without UPSTREAM_URL.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildASTSchema, concatAST, parse } from 'graphql';
 
-/** main.ts's imports of the reference service: left to tsc's output, dist/v1/ beside dist/main.js. */
+/**
+ * The reference service: left to tsc's output, dist/v1/ beside the bundle. src/reference-service.ts
+ * loads it with import(), which a script compiled from a code cache cannot run: in the bundle it
+ * is require (node 20.19 and later load ES modules so), of the same files.
+ */
+let referenceServiceRequired = false;
 const referenceServiceApart = {
   name: 'reference-service-apart',
   setup(plugin) {
     plugin.onResolve({ filter: /^\.\/v1\// }, (args) => ({ path: args.path.replace(/\.ts$/, '.js'), external: true }));
+    plugin.onLoad({ filter: /[\\/]src[\\/]reference-service\.ts$/ }, () => {
+      referenceServiceRequired = true;
+      return {
+        contents: "export const loadV1Config = async () => require('./v1/config.ts');\nexport const loadV1Server = async () => require('./v1/server.ts');\n",
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -170,21 +184,24 @@ const sdlParsedAtBuild = {
   },
 };
 
-// Chunks are named by their content: those of an earlier build would pile up.
+// What earlier builds left: chunks (when the bundle was ES modules), and a code cache made for
+// another bundle (the launcher would not use it, but it would stay).
 rmSync('dist/chunks', { recursive: true, force: true });
+rmSync('dist/gateway.cjs.cache', { force: true });
 
 const result = await build({
-  entryPoints: { main: 'src/main.ts' },
+  entryPoints: { gateway: 'src/main.ts' },
   outdir: 'dist',
-  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  // CommonJS packages in an ES module bundle still call require (for node's own modules).
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  // import.meta.url, which the sources read (files found from the project's root), is the bundle's
+  // own URL: a CommonJS file has no import.meta.
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client, sdlParsedAtBuild],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time. OpenTelemetry's API is in the
@@ -196,6 +213,21 @@ const result = await build({
   metafile: process.env.BUNDLE_METAFILE !== undefined,
 });
 
+// The launcher: node's own modules only.
+await build({
+  entryPoints: { main: 'src/launcher/main.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+
+if (!referenceServiceRequired) {
+  throw new Error('scripts/bundle.mjs: src/reference-service.ts is no longer in the bundle; see referenceServiceApart');
+}
 if (!sdlReplaced) {
   throw new Error('scripts/bundle.mjs: src/gateway/sdl.ts is no longer in the bundle; see sdlParsedAtBuild');
 }

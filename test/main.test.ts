@@ -9,7 +9,7 @@
 // channel, with the default demo data.
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { connect, type AddressInfo } from 'node:net';
@@ -29,6 +29,8 @@ import { tailClient, until, type Received, type TailClient } from './helpers/sub
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const COMPILED_MAIN = join(REPO, 'dist', 'main.js');
+/** The gateway bundle that dist/main.js runs. */
+const COMPILED_BUNDLE = join(REPO, 'dist', 'gateway.cjs');
 /** A fresh clone compiles everything; a later build only what changed. */
 const BUILD_TIMEOUT_MS = 180_000;
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -71,8 +73,8 @@ function start(env: Record<string, string>, cwd: string): Run {
  * dist/main.js as `npm start` runs it: plain node (no TypeScript loader) with the start script's
  * flags and environment, and an IPC channel to this process.
  */
-function startCompiled(env: Record<string, string>, cwd: string): Run {
-  const child = fork(COMPILED_MAIN, [], { cwd, env: commandEnv({ ...startEnv(), ...env }, cwd), execArgv: startFlags(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+function startCompiled(env: Record<string, string>, cwd: string, entry = COMPILED_MAIN): Run {
+  const child = fork(entry, [], { cwd, env: commandEnv({ ...startEnv(), ...env }, cwd), execArgv: startFlags(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   return track(child);
 }
 
@@ -491,8 +493,42 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
   });
 
+  it('makes its code cache once it has answered a GraphQL request, and the next start runs from it', async () => {
+    // A copy of the build of its own: other suites start dist/main.js meanwhile, and make its cache.
+    const build = mkdtempSync(join(REPO, 'dist', 'code-cache-test-'));
+    tempDirs.push(build);
+    for (const file of ['main.js', 'gateway.cjs']) copyFileSync(join(REPO, 'dist', file), join(build, file));
+    symlinkSync(join(REPO, 'dist', 'v1'), join(build, 'v1'));
+    const cache = join(build, 'gateway.cjs.cache');
+
+    const first = startCompiled({ V1_DATABASE: ':memory:' }, tempDir(), join(build, 'main.js'));
+    const url = await readyOverIpc(first);
+    // Started, but no GraphQL answer yet: no cache.
+    expect((await fetch(new URL('/healthz', url))).status).toBe(200);
+    expect(existsSync(cache)).toBe(false);
+    const answer = await postGraphQL<{ protectionDevices: { totalCount: number } }>(url, { query: '{ protectionDevices(first: 1) { totalCount } }' }, { 'x-service-token': DEMO_ADMIN_KEY });
+    expect(answer.data?.protectionDevices.totalCount).toBeGreaterThan(0);
+    await waitFor(() => existsSync(cache), 'the code cache after the first answer');
+    first.child.disconnect();
+    expect(await within(first.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    const made = readFileSync(cache);
+    // Its first bytes: the SHA-1 of the bundle it was made for.
+    expect(made.subarray(0, 20).toString('hex')).toBe(createHash('sha1').update(readFileSync(join(build, 'gateway.cjs'))).digest('hex'));
+
+    // The next start reads it: V8 takes it, so it is not made again after this start's first answer.
+    const second = startCompiled({ V1_DATABASE: ':memory:' }, tempDir(), join(build, 'main.js'));
+    const secondUrl = await readyOverIpc(second);
+    const again = await postGraphQL<{ protectionDevices: { totalCount: number } }>(secondUrl, { query: '{ protectionDevices(first: 1) { totalCount } }' }, { 'x-service-token': DEMO_ADMIN_KEY });
+    expect(again.data?.protectionDevices.totalCount).toBe(answer.data?.protectionDevices.totalCount);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    second.child.disconnect();
+    expect(await within(second.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    expect(readFileSync(cache).equals(made)).toBe(true);
+    expect(first.output.stderr + second.output.stderr).toBe('');
+  });
+
   it("carries the gateway's executor request context in the place of Apollo Server's (scripts/bundle.mjs)", () => {
-    const sources = (JSON.parse(readFileSync(`${COMPILED_MAIN}.map`, 'utf8')) as { sources: string[] }).sources;
+    const sources = (JSON.parse(readFileSync(`${COMPILED_BUNDLE}.map`, 'utf8')) as { sources: string[] }).sources;
     expect(sources.some((source) => source.endsWith('src/gateway/executor/gateway-request-context.ts'))).toBe(true);
     expect(sources.filter((source) => source.includes('makeGatewayGraphQLRequestContext'))).toEqual([]);
   });

@@ -1,0 +1,97 @@
+// The launcher's code cache (src/launcher/code-cache.ts) with V8's own: a CommonJS file run from
+// its source, its cache written, then run from the cache; and every way a cache can be wrong. Each
+// start is a process of its own (code-cache-child.ts), as a gateway's start is.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const CHILD = fileURLToPath(new URL('./code-cache-child.ts', import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+interface Start {
+  state: 'absent' | 'stale' | 'rejected' | 'accepted';
+  version: string;
+  answer: number;
+  where: string;
+  stack: string;
+  saved: boolean | null;
+}
+
+/** One start of `file` with `cache`, in a new process; `save`: then write the cache. */
+function start(file: string, cache: string, save: 'save' | 'no' = 'no'): Start {
+  return JSON.parse(execFileSync(process.execPath, ['--import', TSX_LOADER, CHILD, file, cache, save], { encoding: 'utf8' })) as Start;
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A directory with a CommonJS file (requiring a file beside it) whose source is `version`. */
+function fixture(version: string): { dir: string; file: string; cache: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'code-cache-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'beside.cjs'), 'module.exports = 40;\n');
+  const file = join(dir, 'bundle.cjs');
+  writeFileSync(file, source(version));
+  return { dir, file, cache: `${file}.cache` };
+}
+
+function source(version: string): string {
+  return [
+    `const beside = require('./beside.cjs');`,
+    `exports.version = '${version}';`,
+    `exports.answer = () => beside + 2;`,
+    `exports.where = __filename;`,
+    `exports.fail = () => { throw new Error('line 6'); };`,
+    '',
+  ].join('\n');
+}
+
+describe("the launcher's code cache", () => {
+  it('runs a file as CommonJS, without a cache the first time, then from the cache it saved', () => {
+    const { file, cache } = fixture('a');
+    const first = start(file, cache, 'save');
+    expect(first).toMatchObject({ state: 'absent', version: 'a', answer: 42, where: file, saved: true });
+    expect(existsSync(cache)).toBe(true);
+    expect(start(file, cache)).toMatchObject({ state: 'accepted', version: 'a', answer: 42 });
+  });
+
+  it("keeps the file's own line numbers in stack traces, from the cache too", () => {
+    const { file, cache } = fixture('a');
+    expect(start(file, cache, 'save').stack).toContain(`${file}:5:`);
+    const cached = start(file, cache);
+    expect(cached.state).toBe('accepted');
+    expect(cached.stack).toContain(`${file}:5:`);
+  });
+
+  it('never hands V8 a cache made for other source, even of the same length', () => {
+    const { file, cache } = fixture('a');
+    start(file, cache, 'save');
+    writeFileSync(file, source('b'));
+    expect(readFileSync(file, 'utf8').length).toBe(source('a').length);
+    expect(start(file, cache, 'save')).toMatchObject({ state: 'stale', version: 'b', saved: true });
+    expect(start(file, cache)).toMatchObject({ state: 'accepted', version: 'b' });
+  });
+
+  it('runs from source when V8 refuses the cache, and makes a good one again', () => {
+    const { file, cache } = fixture('a');
+    start(file, cache, 'save');
+    const stored = readFileSync(cache);
+    // The source's hash kept, V8's data damaged.
+    stored.fill(7, 20);
+    writeFileSync(cache, stored);
+    expect(start(file, cache, 'save')).toMatchObject({ state: 'rejected', answer: 42, saved: true });
+    expect(start(file, cache)).toMatchObject({ state: 'accepted', answer: 42 });
+  });
+
+  it('says it could not save where the cache cannot be written, and leaves no file behind', () => {
+    const { dir, file } = fixture('a');
+    expect(start(file, join(dir, 'missing-directory', 'bundle.cjs.cache'), 'save')).toMatchObject({ state: 'absent', answer: 42, saved: false });
+    expect(readdirSync(dir).sort()).toEqual(['beside.cjs', 'bundle.cjs']);
+  });
+});
