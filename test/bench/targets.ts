@@ -222,5 +222,11 @@ export function evaluateStartupTargets(startup: BenchResults['startup']): Target
   if (startup === null) return [];
   const name = `start to first answered query <= ${MAX_STARTUP_MS} ms (median)`;
   if ('error' in startup) return [{ name, met: false, detail: startup.error }];
-  return [{ name, met: startup.medianMs <= MAX_STARTUP_MS, detail: `median ${fixed(startup.medianMs, 0)} ms of ${startup.startsMs.map((ms) => fixed(ms, 0)).join(', ')} ms` }];
+  return [
+    {
+      name,
+      met: startup.medianMs <= MAX_STARTUP_MS,
+      detail: `median ${fixed(startup.medianMs, 0)} ms of ${startup.startsMs.map((ms) => fixed(ms, 0)).join(', ')} ms (from the code cache; the build's first start, which makes it, ${fixed(startup.firstStartMs, 0)} ms)`,
+    },
+  ];
 }
