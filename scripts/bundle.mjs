@@ -184,6 +184,32 @@ const sdlParsedAtBuild = {
   },
 };
 
+/**
+ * Apollo Server's usage reporting, schema reporting and inline traces (with their protobuf code,
+ * a sixth of the bundle) are imported only when no plugin turned them off, and the gateway turns
+ * them off (src/gateway/executor/apollo-features-off.ts): in the bundle each is a function that
+ * says so.
+ */
+let reportingLeftOut = 0;
+const apolloReportingLeftOut = {
+  name: 'apollo-reporting-left-out',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^\.\/plugin\/(usageReporting|schemaReporting|inlineTrace)\/index\.js$/ }, (args) => {
+      if (!/@apollo\/server\/dist\/esm\/ApolloServer\.js$/.test(args.importer)) return undefined;
+      reportingLeftOut += 1;
+      return { path: args.path, namespace: 'apollo-reporting-left-out' };
+    });
+    plugin.onLoad({ filter: /.*/, namespace: 'apollo-reporting-left-out' }, (args) => {
+      const feature = /plugin\/(\w+)\//.exec(args.path)[1];
+      const name = `ApolloServerPlugin${feature[0].toUpperCase()}${feature.slice(1)}`;
+      return {
+        contents: `export function ${name}() { throw new Error('${name} is not in the bundle: the gateway turns it off (src/gateway/executor/apollo-features-off.ts)'); }`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
 // What earlier builds left: chunks (when the bundle was ES modules), and a code cache made for
 // another bundle (the launcher would not use it, but it would stay).
 rmSync('dist/chunks', { recursive: true, force: true });
@@ -202,7 +228,7 @@ const result = await build({
   // own URL: a CommonJS file has no import.meta.
   define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client, sdlParsedAtBuild],
+  plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client, sdlParsedAtBuild, apolloReportingLeftOut],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time. OpenTelemetry's API is in the
   // bundle: prom-client loads it at start (for exemplars), and from node_modules its hundred files
@@ -225,6 +251,9 @@ await build({
   logLevel: 'warning',
 });
 
+if (reportingLeftOut !== 3) {
+  throw new Error("scripts/bundle.mjs: @apollo/server's ApolloServer.js no longer imports its usage reporting, schema reporting and inline trace plugins as it did; see apolloReportingLeftOut");
+}
 if (!referenceServiceRequired) {
   throw new Error('scripts/bundle.mjs: src/reference-service.ts is no longer in the bundle; see referenceServiceApart');
 }

@@ -481,7 +481,10 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
   });
 
   it('serves the schema of schema/*.graphql: the bundle carries the SDL parsed as it was built, and checks nothing less', async () => {
-    const run = startCompiled({ V1_DATABASE: ':memory:' }, tempDir());
+    // With Apollo's settings in the environment too: its usage and schema reporting stay off
+    // (they are not in the bundle, which would fail the start if Apollo asked for them).
+    const apolloSettings = { APOLLO_KEY: 'service:gateway:not-a-key', APOLLO_GRAPH_REF: 'gateway@current', APOLLO_SCHEMA_REPORTING: 'true' };
+    const run = startCompiled({ V1_DATABASE: ':memory:', ...apolloSettings }, tempDir());
     const url = await readyOverIpc(run);
     const introspection = await postGraphQL<IntrospectionQuery>(url, { query: getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, schemaDescription: true, directiveIsRepeatable: true, inputValueDeprecation: true }) }, { 'x-service-token': DEMO_ADMIN_KEY });
     expect(introspection.errors).toBeUndefined();
@@ -491,6 +494,7 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(printSchema(buildClientSchema(introspection.data!))).toBe(printSchema(sdl));
     run.child.disconnect();
     expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    expect(run.output.stderr).toBe('');
   });
 
   it('makes its code cache once it has answered a GraphQL request, and the next start runs from it', async () => {

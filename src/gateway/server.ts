@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { buildSchema } from './domains/index.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
+import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
 import { jitGateway } from './executor/executor.ts';
 import { operationResolutionPlugin } from './executor/operation-resolution.ts';
 import { createFormatError, withoutSuggestions } from './format-error.ts';
@@ -137,12 +137,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     formatError,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer }),
-      // No @cacheControl in the schema: the plugin would only time every field to say `no-store`.
-      ApolloServerPluginCacheControlDisabled(),
+      ...apolloFeaturesOff<GatewayContext>(),
       noStorePlugin<GatewayContext>(),
-      // Inline traces are for federated subgraphs, which this schema is not: Apollo would still
-      // load its protobuf code (some 8 MB of memory) to find that out.
-      ApolloServerPluginInlineTraceDisabled(),
       landingPagePlugin,
       operationResolutionPlugin<GatewayContext>(),
       ...limits.plugins,
