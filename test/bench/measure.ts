@@ -158,32 +158,46 @@ export function steadyPace(sliceRps: number[]): boolean {
 }
 
 /**
- * Warms a target up: one-second slices of load, for BENCH_WARMUP seconds at least and until its
- * pace is steady (`steadyPace`), BENCH_WARMUP_MAX at most. Every target is measured at its own
- * steady pace, not partly during its warm-up. Returns the length of each measured stretch (as
- * many requests as the steady pace fits in the stretch's time, every one of them answered: no
- * request is cut off at the end, so calls per request are exact) and what the warm-up saw.
+ * Loads a target in one-second slices (`slice`, then `settle` before the next) for `minS` seconds
+ * at least and until its pace is steady (`steadyPace`), `maxS` at most: what the slices saw.
+ */
+export async function warmUntilSteady(slice: () => Promise<LoadSample>, settle: () => Promise<void>, minS: number, maxS: number): Promise<WarmUp> {
+  const sliceRps: number[] = [];
+  let seconds = 0;
+  let steady = false;
+  while (seconds < maxS) {
+    const load = await slice();
+    await settle();
+    seconds += load.elapsedS;
+    sliceRps.push(load.responses / load.elapsedS);
+    steady = steadyPace(sliceRps);
+    if (seconds >= minS && steady) break;
+  }
+  return { seconds, sliceRps, steady };
+}
+
+/**
+ * Warms a target up until its pace is steady (`warmUntilSteady`, BENCH_WARMUP to BENCH_WARMUP_MAX
+ * seconds): every target is measured at its own steady pace, not partly during its warm-up.
+ * Returns the length of each measured stretch (as many requests as the steady pace fits in the
+ * stretch's time, every one of them answered: no request is cut off at the end, so calls per
+ * request are exact) and what the warm-up saw.
  */
 async function warmUp(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler): Promise<{ length: LoadLength; warmUp: WarmUp | null }> {
   const stretchS = settings.durationS / settings.rounds;
   if (settings.warmupS === 0) return { length: { durationS: stretchS }, warmUp: null };
   sampler.mark(`${shape.id} warm-up ${TARGET_LABELS[target]}`);
-  const sliceRps: number[] = [];
-  let seconds = 0;
-  let steady = false;
-  while (seconds < settings.warmupMaxS) {
-    const slice = await runLoad(stack, shape, target, settings.key, { durationS: 1 });
-    // Requests cut off at the slice's end may still reach v1 (a saturated gateway works through
-    // its backlog after the clients left): the next slice, or the count, starts once v1 is quiet.
-    await quiet(stack);
-    seconds += slice.elapsedS;
-    sliceRps.push(slice.responses / slice.elapsedS);
-    steady = steadyPace(sliceRps);
-    if (seconds >= settings.warmupS && steady) break;
-  }
-  const rps = sliceRps.at(-1) ?? 0;
+  const warmed = await warmUntilSteady(
+    () => runLoad(stack, shape, target, settings.key, { durationS: 1 }),
+    // Requests cut off at a slice's end may still reach v1 (a saturated gateway works through its
+    // backlog after the clients left): the next slice, or the count, starts once v1 is quiet.
+    () => quiet(stack),
+    settings.warmupS,
+    settings.warmupMaxS,
+  );
+  const rps = warmed.sliceRps.at(-1) ?? 0;
   const length = rps > 0 ? { amount: Math.max(shape.connections * 4, Math.round(rps * stretchS)) } : { durationS: stretchS };
-  return { length, warmUp: { seconds, sliceRps, steady } };
+  return { length, warmUp: warmed };
 }
 
 async function stretch(stack: Stack, shape: Shape, target: TargetName, settings: BenchSettings, sampler: MemorySampler, length: LoadLength): Promise<Stretch> {

@@ -6,7 +6,7 @@
 // - tracing on, every span exported over OTLP/HTTP to a real receiver in this process;
 // - the response cache on a repeated read: the cached gateway's rps against the pass-through's.
 import { autocannonLoad, summarize, type LoadSample } from './load.ts';
-import { graphqlTarget, plainTarget } from './measure.ts';
+import { graphqlTarget, plainTarget, warmUntilSteady } from './measure.ts';
 import type { BenchSettings } from './settings.ts';
 import type { Shape } from './shapes.ts';
 import { startGatewayChild, type Stack } from './stack.ts';
@@ -144,12 +144,15 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
           variant: graphqlTarget(url, shape, settings.key),
           baseline: twinReady ? graphqlTarget(twinReady.url, shape, settings.key) : plainTarget(stack.passthroughUrl, shape.passthrough, settings.key),
         });
-        // Both warmed on every shape before any is measured.
+        // Both warmed on every shape before any is measured, each until its pace is steady: a
+        // fresh gateway's first seconds run at a fraction of its pace, and one with more code to
+        // optimise (tracing's) climbs for longer.
+        const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 300));
         for (const shape of selected) {
           const { variant: v, baseline: b } = targets(shape);
-          const warmS = Math.max(1, settings.warmupS);
-          await autocannonLoad(v, shape.connections, { durationS: warmS });
-          await autocannonLoad(b, shape.connections, { durationS: warmS });
+          const minS = Math.max(1, settings.warmupS);
+          await warmUntilSteady(() => autocannonLoad(v, shape.connections, { durationS: 1 }), settle, minS, settings.warmupMaxS);
+          await warmUntilSteady(() => autocannonLoad(b, shape.connections, { durationS: 1 }), settle, minS, settings.warmupMaxS);
         }
         for (const shape of selected) {
           const { variant: variantTarget, baseline: baselineTarget } = targets(shape);
