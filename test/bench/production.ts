@@ -147,12 +147,13 @@ export async function benchProduction(stack: Stack, shapes: Shape[], settings: B
         // Both warmed on every shape before any is measured, each until its pace is steady: a
         // fresh gateway's first seconds run at a fraction of its pace, and one with more code to
         // optimise (tracing's) climbs for longer.
+        // Without a warm-up asked for (BENCH_WARMUP=0, a quick run), one second each.
         const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 300));
+        const [minS, maxS] = settings.warmupS === 0 ? [1, 1] : [settings.warmupS, settings.warmupMaxS];
         for (const shape of selected) {
           const { variant: v, baseline: b } = targets(shape);
-          const minS = Math.max(1, settings.warmupS);
-          await warmUntilSteady(() => autocannonLoad(v, shape.connections, { durationS: 1 }), settle, minS, settings.warmupMaxS);
-          await warmUntilSteady(() => autocannonLoad(b, shape.connections, { durationS: 1 }), settle, minS, settings.warmupMaxS);
+          await warmUntilSteady(() => autocannonLoad(v, shape.connections, { durationS: 1 }), settle, minS, maxS);
+          await warmUntilSteady(() => autocannonLoad(b, shape.connections, { durationS: 1 }), settle, minS, maxS);
         }
         for (const shape of selected) {
           const { variant: variantTarget, baseline: baselineTarget } = targets(shape);
