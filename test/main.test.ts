@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { buildASTSchema, buildClientSchema, concatAST, getIntrospectionQuery, parse, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeCacheFile } from '../src/launcher/code-cache.ts';
 import { DEFAULT_SEED_SIZES } from '../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from './helpers/fault-upstream.ts';
 import { DEMO_ADMIN_KEY, postGraphQL } from './helpers/gateway.ts';
@@ -503,7 +504,7 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     tempDirs.push(build);
     for (const file of ['main.js', 'gateway.cjs']) copyFileSync(join(REPO, 'dist', file), join(build, file));
     symlinkSync(join(REPO, 'dist', 'v1'), join(build, 'v1'));
-    const cache = join(build, 'gateway.cjs.cache');
+    const cache = codeCacheFile(join(build, 'gateway.cjs'));
 
     const first = startCompiled({ V1_DATABASE: ':memory:' }, tempDir(), join(build, 'main.js'));
     const url = await readyOverIpc(first);

@@ -30,6 +30,11 @@ export interface CachedCommonJs {
   save(): boolean;
 }
 
+/** Where the cache of `file` goes: beside it (each build of the gateway removes it, scripts/bundle.mjs). */
+export function codeCacheFile(file: string): string {
+  return `${file}.cache`;
+}
+
 export function compileCommonJs(file: string, cacheFile: string): CachedCommonJs {
   const source = readFileSync(file, 'utf8');
   const sourceHash = hash('sha1', source, 'buffer');

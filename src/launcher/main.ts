@@ -7,7 +7,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { compileCommonJs, type CachedCommonJs } from './code-cache.ts';
+import { codeCacheFile, compileCommonJs, type CachedCommonJs } from './code-cache.ts';
 
 function saveAfterFirstGraphQLAnswer(bundle: CachedCommonJs): void {
   const channel = 'http.server.response.finish';
@@ -22,7 +22,6 @@ function saveAfterFirstGraphQLAnswer(bundle: CachedCommonJs): void {
 }
 
 const file = fileURLToPath(new URL('./gateway.cjs', import.meta.url));
-// dist/gateway.cjs.cache: each build removes it (scripts/bundle.mjs).
-const gateway = compileCommonJs(file, `${file}.cache`);
+const gateway = compileCommonJs(file, codeCacheFile(file));
 if (gateway.state !== 'accepted') saveAfterFirstGraphQLAnswer(gateway);
 gateway.run();

@@ -8,13 +8,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { codeCacheFile } from '../../src/launcher/code-cache.ts';
 import { startEnv, startFlags } from '../helpers/start-script.ts';
 import type { BenchSettings } from './settings.ts';
 import { GATEWAY_ENTRY } from './stack.ts';
 
 const STARTS = 5;
 /** The code cache the launcher makes beside the bundle. */
-const CODE_CACHE = new URL('../../dist/gateway.cjs.cache', import.meta.url);
+const CODE_CACHE = codeCacheFile(fileURLToPath(new URL('../../dist/gateway.cjs', import.meta.url)));
 /** How long the first start may take to write the code cache after its answer. */
 const CACHE_DEADLINE_MS = 10_000;
 /** How long one start may take before the run gives up on it. */
