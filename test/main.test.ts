@@ -538,6 +538,13 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(sources.filter((source) => source.includes('makeGatewayGraphQLRequestContext'))).toEqual([]);
   });
 
+  it('is Latin-1 throughout, which V8 keeps in one byte per character where one character more would take two (scripts/bundle.mjs)', () => {
+    const bundle = readFileSync(COMPILED_BUNDLE, 'utf8');
+    expect([...bundle].filter((character) => character.codePointAt(0)! > 0xff)).toEqual([]);
+    // The escape that takes the place of such a character in a comment (src/gateway/config.ts has one).
+    expect(bundle).toContain('(`\\u{2026}/api/v1`)');
+  });
+
   it('answers a stream of 1,500 distinct operations under its heap cap: the caches they fill are bounded', async () => {
     const upstream = await startFaultUpstream(json(200, EMPTY_LIST));
     try {
