@@ -1,5 +1,5 @@
 // The gateway as `npm start` runs it: src/main.ts and all it loads in one CommonJS file,
-// dist/gateway.cjs, and dist/main.js, which runs it with V8's code cache (src/launcher/). Node's
+// dist/gateway.cjs, and dist/main.cjs, which runs it with V8's code cache (src/launcher/). Node's
 // loader resolves, reads and compiles each module file on its own, and the gateway loads some 600
 // of them (graphql, undici, Apollo Server…): one file starts in a fraction of that time, and one
 // CommonJS file can be compiled from a code cache, which node 20 offers for no ES module. What is
@@ -239,15 +239,22 @@ const result = await build({
   metafile: process.env.BUNDLE_METAFILE !== undefined,
 });
 
-// The launcher: node's own modules only.
+// The launcher: node's own modules only, and CommonJS too. Node starts an ES module through its
+// ES module loader, which it would otherwise not load at all, and gives each node module the
+// launcher imports an ES module facade: some 30 ms of every start.
+rmSync('dist/main.js', { force: true });
+rmSync('dist/main.js.map', { force: true });
 await build({
   entryPoints: { main: 'src/launcher/main.ts' },
   outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   sourcemap: true,
+  define: { 'import.meta.url': '__launcherUrl' },
+  banner: { js: "const __launcherUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
 
@@ -267,15 +274,17 @@ if (!gatewayRequestContextReplaced) {
   throw new Error("scripts/bundle.mjs: @apollo/server's request pipeline no longer imports ./utils/makeGatewayGraphQLRequestContext.js; see src/gateway/executor/gateway-request-context.ts");
 }
 
-// V8 holds a script's source for as long as its functions live (to compile each lazily, and for
-// toString), in one byte per character when every character is Latin-1 and in two otherwise: one
-// character beyond Latin-1 doubles the 2.7 MB the gateway keeps of its bundle. esbuild writes
+// The bundle is ASCII throughout. V8 holds a script's source for as long as its functions live (to
+// compile each lazily, and for toString), in one byte per character when every character is
+// Latin-1 and in two otherwise: one character beyond Latin-1 doubled the 2.7 MB the gateway keeps
+// of its bundle. And ASCII bytes are their own characters: the launcher makes the source string
+// from the file's bytes without decoding UTF-8 (src/launcher/code-cache.ts). esbuild writes
 // strings, templates and regular expressions in ASCII (its default charset), so what is left are
 // comments, where a character's escape reads as well.
 const bundleFile = 'dist/gateway.cjs';
 const bundled = readFileSync(bundleFile, 'utf8');
-const latin1 = bundled.replace(/[^\u0000-\u00ff]/gu, (character) => `\\u{${character.codePointAt(0).toString(16)}}`);
-if (latin1 !== bundled) writeFileSync(bundleFile, latin1);
+const ascii = bundled.replace(/[^\u0000-\u007f]/gu, (character) => `\\u{${character.codePointAt(0).toString(16)}}`);
+if (ascii !== bundled) writeFileSync(bundleFile, ascii);
 
 // BUNDLE_METAFILE=<path>: what went into each output file, for esbuild's analyzer.
 if (result.metafile) writeFileSync(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));

@@ -1,4 +1,4 @@
-// dist/main.js, what `npm start` runs: the gateway bundle (dist/gateway.cjs, src/main.ts and all
+// dist/main.cjs, what `npm start` runs: the gateway bundle (dist/gateway.cjs, src/main.ts and all
 // it loads) compiled with V8's code cache (code-cache.ts). Compiling the bundle, then each function
 // that the start and a first request run, took about half of the time from a start to its first
 // answer. The cache is made once the gateway has answered its first GraphQL request, so that it

@@ -1,4 +1,4 @@
-// Start to first answered query: the compiled gateway (dist/main.js, npm start's settings) started
+// Start to first answered query: the compiled gateway (dist/main.cjs, npm start's settings) started
 // anew in front of the running v1, timed from its process's spawn to the first GraphQL answer
 // with data, as an orchestrator's readiness probe or a scaled-out replica's first client sees it.
 // The build's first start comes first: it has no code cache yet, and makes one once it has

@@ -1,19 +1,19 @@
 // The node flags of `npm start` (the gateway's heap sizes) and the environment it sets (the C
 // library's memory arenas), read from package.json's start script, so that the tests and the
-// benchmark run dist/main.js as `npm start` does rather than a copy of its settings that could drift.
+// benchmark run dist/main.cjs as `npm start` does rather than a copy of its settings that could drift.
 import { readFileSync } from 'node:fs';
 
 const PACKAGE_JSON = new URL('../../package.json', import.meta.url);
 
-/** `[NAME=value ...] node [flags] dist/main.js`, the command at the end of the start script. */
+/** `[NAME=value ...] node [flags] dist/main.cjs`, the command at the end of the start script. */
 function startCommand(): { env: string; flags: string } {
   const pkg = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { scripts: { start: string } };
-  const command = /(?:^|&&\s*)((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)dist\/main\.js\s*$/.exec(pkg.scripts.start);
-  if (!command) throw new Error(`package.json's start script does not end with "[NAME=value] node [flags] dist/main.js": ${pkg.scripts.start}`);
+  const command = /(?:^|&&\s*)((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)dist\/main\.cjs\s*$/.exec(pkg.scripts.start);
+  if (!command) throw new Error(`package.json's start script does not end with "[NAME=value] node [flags] dist/main.cjs": ${pkg.scripts.start}`);
   return { env: command[1]!, flags: command[2]! };
 }
 
-/** The flags between `node` and `dist/main.js` in package.json's start script. */
+/** The flags between `node` and `dist/main.cjs` in package.json's start script. */
 export function startFlags(): string[] {
   return startCommand().flags.split(/\s+/).filter(Boolean);
 }
@@ -24,8 +24,8 @@ export function startEnv(): Record<string, string> {
   return Object.fromEntries(assignments.map((assignment) => [assignment.slice(0, assignment.indexOf('=')), assignment.slice(assignment.indexOf('=') + 1)]));
 }
 
-/** The start script's command as a log line shows it: `NAME=value node flags dist/main.js`. */
+/** The start script's command as a log line shows it: `NAME=value node flags dist/main.cjs`. */
 export function startCommandLine(extraFlags: readonly string[] = []): string {
   const env = Object.entries(startEnv()).map(([name, value]) => `${name}=${value} `);
-  return `${env.join('')}node ${[...startFlags(), ...extraFlags].join(' ')} dist/main.js`;
+  return `${env.join('')}node ${[...startFlags(), ...extraFlags].join(' ')} dist/main.cjs`;
 }

@@ -61,6 +61,12 @@ describe("the launcher's code cache", () => {
     expect(start(file, cache)).toMatchObject({ state: 'accepted', version: 'a', answer: 42 });
   });
 
+  it('reads a file with characters beyond ASCII as UTF-8 (an ASCII one is taken as its bytes), from the cache too', () => {
+    const { file, cache } = fixture('d\u00e9j\u00e0 vu \u2026 \u{1f512}');
+    expect(start(file, cache, 'save')).toMatchObject({ state: 'absent', version: 'd\u00e9j\u00e0 vu \u2026 \u{1f512}', answer: 42 });
+    expect(start(file, cache)).toMatchObject({ state: 'accepted', version: 'd\u00e9j\u00e0 vu \u2026 \u{1f512}' });
+  });
+
   it("keeps the file's own line numbers in stack traces, from the cache too", () => {
     const { file, cache } = fixture('a');
     expect(start(file, cache, 'save').stack).toContain(`${file}:5:`);
