@@ -210,13 +210,12 @@ const apolloReportingLeftOut = {
   },
 };
 
-// What earlier builds left: chunks (when the bundle was ES modules), and a code cache made for
-// another bundle (the launcher would not use it, but it would stay).
-rmSync('dist/chunks', { recursive: true, force: true });
-rmSync('dist/gateway.cjs.cache', { force: true });
-
-const result = await build({
-  entryPoints: { gateway: 'src/main.ts' },
+/**
+ * What the bundle and the launcher are both built as: one CommonJS file each for node 20, beside
+ * each other in dist/. import.meta.url, which the sources read (files found from the project's
+ * root, the bundle beside the launcher), is the file's own URL: a CommonJS file has no import.meta.
+ */
+const commonJsFile = {
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -224,10 +223,23 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  // import.meta.url, which the sources read (files found from the project's root), is the bundle's
-  // own URL: a CommonJS file has no import.meta.
-  define: { 'import.meta.url': '__bundleUrl' },
-  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__fileUrl' },
+  banner: { js: "const __fileUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+};
+const bundleFile = 'dist/gateway.cjs';
+
+// What earlier builds left: chunks (when the bundle was ES modules), an ES module launcher, and a
+// code cache made for another bundle (the launcher would not use it, but it would stay; its name
+// is src/launcher/code-cache.ts's codeCacheFile, which plain JavaScript cannot import).
+rmSync('dist/chunks', { recursive: true, force: true });
+rmSync('dist/main.js', { force: true });
+rmSync('dist/main.js.map', { force: true });
+rmSync(`${bundleFile}.cache`, { force: true });
+
+const result = await build({
+  ...commonJsFile,
+  entryPoints: { gateway: 'src/main.ts' },
   plugins: [referenceServiceApart, nodeCryptoHash, noCustomJsonSerializer, oneGraphqlNamespace, gatewayRequestContext, deferredHttp2Client, sdlParsedAtBuild, apolloReportingLeftOut],
   // Loaded only when their setting asks (REDIS_URL, OTEL_EXPORTER_OTLP_ENDPOINT), from node_modules
   // as published: they find files of their own package at run time. OpenTelemetry's API is in the
@@ -235,28 +247,13 @@ const result = await build({
   // took some 25 ms of every start. The SDK's own copy of the API and the bundle's find each other's
   // spans in a context by the same global symbol, as the API is built to.
   external: ['ioredis', '@opentelemetry/core', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@opentelemetry/sdk-trace-base'],
-  logLevel: 'warning',
   metafile: process.env.BUNDLE_METAFILE !== undefined,
 });
 
 // The launcher: node's own modules only, and CommonJS too. Node starts an ES module through its
 // ES module loader, which it would otherwise not load at all, and gives each node module the
 // launcher imports an ES module facade: some 30 ms of every start.
-rmSync('dist/main.js', { force: true });
-rmSync('dist/main.js.map', { force: true });
-await build({
-  entryPoints: { main: 'src/launcher/main.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  define: { 'import.meta.url': '__launcherUrl' },
-  banner: { js: "const __launcherUrl = require('node:url').pathToFileURL(__filename).href;" },
-  logLevel: 'warning',
-});
+await build({ ...commonJsFile, entryPoints: { main: 'src/launcher/main.ts' } });
 
 if (reportingLeftOut !== 3) {
   throw new Error("scripts/bundle.mjs: @apollo/server's ApolloServer.js no longer imports its usage reporting, schema reporting and inline trace plugins as it did; see apolloReportingLeftOut");
@@ -281,7 +278,6 @@ if (!gatewayRequestContextReplaced) {
 // from the file's bytes without decoding UTF-8 (src/launcher/code-cache.ts). esbuild writes
 // strings, templates and regular expressions in ASCII (its default charset), so what is left are
 // comments, where a character's escape reads as well.
-const bundleFile = 'dist/gateway.cjs';
 const bundled = readFileSync(bundleFile, 'utf8');
 const ascii = bundled.replace(/[^\u0000-\u007f]/gu, (character) => `\\u{${character.codePointAt(0).toString(16)}}`);
 if (ascii !== bundled) writeFileSync(bundleFile, ascii);
