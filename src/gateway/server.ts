@@ -9,6 +9,8 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
+import { stringifyAndCut } from './request-trees.ts';
+import { answerThroughApollo } from './http/apollo-answer.ts';
 import { buildSchema } from './domains/index.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
 import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
@@ -127,7 +129,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...apolloCaches(shared.persistedQueries),
     // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
     // string that node must flatten (a copy of a 200 KB answer) before it can measure or write it.
-    stringifyResult: (result) => JSON.stringify(result),
+    // The result is cut from the answer once written out (request-trees.ts).
+    stringifyResult: stringifyAndCut,
     // src/main.ts owns SIGTERM/SIGINT: it drains the gateway, then stops the embedded service.
     // Apollo's own handler would re-raise the signal once drained and kill the process first.
     stopOnTerminationSignals: false,
@@ -206,20 +209,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const response = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: (req.method ?? 'GET').toUpperCase(), headers, search, body },
-      context: async () => createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
-    });
-    for (const [key, value] of response.headers) res.setHeader(key, value);
-    res.statusCode = response.status ?? 200;
-    if (response.body.kind === 'complete') {
-      // Encoded once, into a Buffer: from a string, node would measure its UTF-8 length for
-      // Content-Length, then copy it behind the head of the response, then encode it to write.
-      res.end(Buffer.from(response.body.string, 'utf8'));
-      return;
-    }
-    for await (const chunk of response.body.asyncIterator) res.write(chunk);
-    res.end();
+    await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, (trees) =>
+      createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), trees, ...(trace ? { trace } : {}) }),
+    );
   }
 
   const gate = new ShutdownGate();

@@ -12,6 +12,7 @@ import { backoffMs, isRetryable } from './retry.ts';
 import { fillPath, type HttpMethod, type Route } from './routes.ts';
 import type { CallInput, CallerOptions, CallOutcome, CallRecord, TransportState } from './call-types.ts';
 import { cacheRuleOf } from '../response-cache/tags.ts';
+import { takeText, type TextHolder } from '../request-trees.ts';
 
 export type { CallerCache, CallInput, CallerOptions, CallOutcome, CallRecord, RetryRecord, TransportState } from './call-types.ts';
 
@@ -27,7 +28,10 @@ interface Deadline {
   by: 'call' | 'operation';
 }
 
-type Attempt<T> = { ok: true; value: T; text: string } | { ok: false; outcome: UpstreamOutcome; error: UpstreamError };
+/** An answer parsed, with its body's text for the cache to keep (taken out by `call`). */
+type Answer<T> = { value: T } & TextHolder;
+
+type Attempt<T> = ({ ok: true } & Answer<T>) | { ok: false; outcome: UpstreamOutcome; error: UpstreamError };
 
 /** Failures a stale answer may stand in for: the upstream is down, slow, or its circuit open. */
 const STALE_IF_ERROR_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.UPSTREAM_TIMEOUT]);
@@ -87,8 +91,10 @@ export class UpstreamClient {
     if (deadline.at - performance.now() < MIN_ATTEMPT_MS) throw upstreamError({ kind: 'timeout', sent: false }, method);
     try {
       const answer = await this.#attempts(route, path, input.body, deadline);
+      // Taken out even when not kept: the answer stays reachable from the old promises it came by.
+      const text = takeText(answer);
       // Kept in the background: the answer does not wait for the cache.
-      if (cache !== undefined && tags !== undefined) void cache.store.keep(cache.partition, path, answer.text, tags, stamp);
+      if (cache !== undefined && tags !== undefined) void cache.store.keep(cache.partition, path, text, tags, stamp);
       return answer.value;
     } catch (error) {
       // The upstream failed where another answer would have done: one kept from before, within
@@ -110,7 +116,7 @@ export class UpstreamClient {
   }
 
   /** Up to 1 + `retries` attempts (GETs only), each let through by the breaker; the last error is the call's. */
-  async #attempts<T>(route: Route<T>, path: string, body: unknown, deadline: Deadline): Promise<{ value: T; text: string }> {
+  async #attempts<T>(route: Route<T>, path: string, body: unknown, deadline: Deadline): Promise<Answer<T>> {
     const { method } = route;
     const { breaker, budget } = this.#transport;
     budget.deposit();
@@ -235,9 +241,10 @@ export class UpstreamClient {
   }
 
   /** The response as the operation's result, or the outcome that fails the attempt. */
-  #interpret<T>(route: Route<T>, response: RawResponse): { value: T; text: string } {
+  #interpret<T>(route: Route<T>, response: RawResponse): Answer<T> {
     const { status } = response;
-    const body = parseJsonObject(response.text);
+    const text = takeText(response);
+    const body = parseJsonObject(text);
     const key = this.#caller.apiKey;
     if (status < 200 || status >= 300) {
       throw new AttemptFailed({
@@ -251,7 +258,9 @@ export class UpstreamClient {
     try {
       checkEnvelope(body);
       if (body.error !== 0) throw new AttemptFailed({ kind: 'status', status, detail: redactKey(upstreamDetail(status, body), key) });
-      return { value: route.result(body), text: response.text };
+      const value = route.result(body);
+      this.#caller.trees?.keep(value);
+      return { value, text };
     } catch (err) {
       if (err instanceof ContractViolation) throw new AttemptFailed({ kind: 'badResponse', status, reason: err.reason });
       throw err;

@@ -6,6 +6,7 @@ import type { Dispatcher, Pool } from 'undici';
 import { errors as undiciErrors } from './undici-parts.ts';
 import { RequestCancelledError } from '../errors.ts';
 import type { NetworkCause, UpstreamOutcome } from './outcome.ts';
+import type { TextHolder } from '../request-trees.ts';
 
 /** An attempt ended in an upstream outcome; the client decides what becomes of it. */
 export class AttemptFailed extends Error {
@@ -15,10 +16,10 @@ export class AttemptFailed extends Error {
   }
 }
 
-export interface RawResponse {
+/** A response as read; its text is taken out by the one who parses it. */
+export interface RawResponse extends TextHolder {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
-  text: string;
 }
 
 export interface ExchangeRequest {
@@ -97,21 +98,37 @@ export function firstHeader(value: string | string[] | undefined): string | unde
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readCapped(response: Dispatcher.ResponseData, max: number): Promise<string> {
+/**
+ * The response with its body read under the cap. The body goes from undici's chunks to a holder's
+ * text without ever being what a promise or an `await` resolves with: those that wait here were
+ * made before the upstream answered, are old by now, and would hold the text until the next full
+ * collection (request-trees.ts). Whoever parses it takes it out of the holder.
+ */
+function readBody(response: Dispatcher.ResponseData, max: number): Promise<RawResponse> {
   const declared = Number(firstHeader(response.headers['content-length']));
-  if (declared > max) throw bodyTooLarge(response, max);
-  // A declared length within the cap bounds the body: undici ends it there (more bytes would be
-  // a protocol error on the connection, fewer a failed read). Read whole, it costs less than
-  // iterating its chunks; only a body of unknown length (chunked) is counted as it comes.
-  if (Number.isSafeInteger(declared) && declared >= 0) return response.body.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) throw bodyTooLarge(response, max);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  if (declared > max) return Promise.reject(bodyTooLarge(response, max));
+  return new Promise((resolve, reject) => {
+    // A declared length bounds the body (undici ends it there: more bytes would be a protocol
+    // error on the connection); a body of unknown length (chunked) is counted as it comes.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let ended = false;
+    response.body
+      .on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > max) return reject(bodyTooLarge(response, max));
+        chunks.push(chunk);
+      })
+      .on('end', () => {
+        ended = true;
+        resolve({ status: response.statusCode, headers: response.headers, text: Buffer.concat(chunks, size).toString('utf8') });
+      })
+      .on('error', reject)
+      // Closed before its end without an error: what undici's own readers reject with then.
+      .on('close', () => {
+        if (!ended) reject(new undiciErrors.RequestAbortedError());
+      });
+  });
 }
 
 /**
@@ -147,8 +164,7 @@ export async function exchange(request: ExchangeRequest): Promise<RawResponse> {
   try {
     const response = await request.pool.request({ path: request.path, method: request.method as Dispatcher.HttpMethod, headers, body, signal: abort });
     request.seen.status = response.statusCode;
-    const text = await readCapped(response, request.maxBodyBytes);
-    return { status: response.statusCode, headers: response.headers, text };
+    return await readBody(response, request.maxBodyBytes);
   } catch (err) {
     if (ended === 'cancelled') throw new RequestCancelledError();
     if (ended === 'deadline') throw new AttemptFailed({ kind: 'timeout' });
