@@ -121,7 +121,10 @@ function readBody(response: Dispatcher.ResponseData, max: number): Promise<RawRe
       })
       .on('end', () => {
         ended = true;
-        resolve({ status: response.statusCode, headers: response.headers, text: Buffer.concat(chunks, size).toString('utf8') });
+        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+        // The chunks go with it: this listener stays on the body, which the (old) exchange holds.
+        chunks.length = 0;
+        resolve({ status: response.statusCode, headers: response.headers, text });
       })
       .on('error', reject)
       // Closed before its end without an error: what undici's own readers reject with then.
