@@ -406,8 +406,8 @@ describe("npm start's node flags and environment", () => {
     expect(flags).toContainEqual(expect.stringMatching(/^--max-old-space-size=\d+$/));
   });
 
-  it('caps the C library at two memory arenas (each thread would otherwise keep its own freed memory)', () => {
-    expect(startEnv()).toEqual({ MALLOC_ARENA_MAX: '2' });
+  it('caps the C library at two memory arenas, and maps its blocks of 128 KiB and more (freed, they go back at once)', () => {
+    expect(startEnv()).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
   });
 });
 
