@@ -80,6 +80,12 @@ export class RequestTrees {
   release(): void {
     const trees = this.#trees;
     this.#trees = [];
-    for (const tree of trees) cutApart(tree);
+    for (const tree of trees) {
+      try {
+        cutApart(tree);
+      } catch {
+        // Parsed JSON is never frozen; anything that is stays whole, for the collector.
+      }
+    }
   }
 }

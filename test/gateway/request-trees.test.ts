@@ -29,6 +29,17 @@ describe('cutting a tree apart', () => {
     for (const scalar of [null, undefined, 0, 'text', true]) expect(() => cutApart(scalar)).not.toThrow();
   });
 
+  it('leaves whole a tree it cannot cut, and goes on to the next', () => {
+    const trees = new RequestTrees();
+    const frozen = Object.freeze({ data: Object.freeze([{ id: 1 }]) });
+    const plain = { data: [{ id: 2 }] };
+    trees.keep(frozen);
+    trees.keep(plain);
+    expect(() => trees.release()).not.toThrow();
+    expect(frozen.data).toHaveLength(1);
+    expect(plain.data).toBeNull();
+  });
+
   it('takes a text out of its holder once', () => {
     const holder = { text: '{"error":0}', status: 200 };
     expect(takeText(holder)).toBe('{"error":0}');
