@@ -8,8 +8,9 @@
 // a root, from dead objects as from live ones, until the next full collection; so a finished
 // request's upstream answers and result tree are copied, then promoted, and full collections come
 // several times a second. Those old objects cannot be reached from here, but what they point at
-// can be emptied: once the answer is written, the arrays of every tree the request kept are
-// truncated, and the rest of its data is garbage at the next scavenge.
+// can be emptied: once the answer is written, every tree the request kept is cut apart (its lists
+// emptied, their items stripped of the objects they hold), and the rest of its data is garbage at
+// the next scavenge.
 //
 // The body texts are kept out of those chains instead (upstream/exchange.ts reads a body into a
 // holder that is emptied when it is parsed): a text is one string, and strings cannot be emptied.
