@@ -11,9 +11,13 @@ import type { BenchSettings } from './settings.ts';
 
 const SEED_TIMEOUT_MS = 15 * 60_000;
 const START_TIMEOUT_MS = 60_000;
-/** The gateway as `npm start` runs it (built by `npm run bench` before the run). */
 /** The compiled gateway, as `npm start` runs it (a URL: startChild runs it with plain node). */
 export const GATEWAY_ENTRY = new URL('../../dist/main.cjs', import.meta.url);
+
+/** Stops the run at once when the build is missing (`npm run bench` builds it before the run). */
+function requireBuiltGateway(): void {
+  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.cjs is missing: `npm run bench` builds it (or run `npm run build` first)');
+}
 
 /** The device that holds the million entries (the seeding's hot device). */
 export const HOT_DEVICE = '1';
@@ -122,7 +126,7 @@ function gatewayNodeFlags(settings: BenchSettings): { flags: string[]; benchFlag
  * cost of the gateway), to /dev/null unless asked for.
  */
 export function startGatewayChild(name: string, settings: BenchSettings, v1Url: string, env: Record<string, string> = {}): BenchChild {
-  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.cjs is missing: `npm run bench` builds it (or run `npm run build` first)');
+  requireBuiltGateway();
   return startChild(
     name,
     GATEWAY_ENTRY,
@@ -133,7 +137,7 @@ export function startGatewayChild(name: string, settings: BenchSettings, v1Url: 
 
 export async function startStack(settings: BenchSettings, db: BenchDatabase): Promise<Stack> {
   const { flags: gatewayFlags, benchFlags } = gatewayNodeFlags(settings);
-  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.cjs is missing: `npm run bench` builds it (or run `npm run build` first)');
+  requireBuiltGateway();
   const v1 = await startV1(settings, db);
   const gateway = startGatewayChild('gateway', settings, v1.url);
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
