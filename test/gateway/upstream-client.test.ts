@@ -525,6 +525,46 @@ describe('connection faults', () => {
     expect((await failure(client({ deadlineMs: 150 }).listTraffic('7'))).extensions.code).toBe('UPSTREAM_TIMEOUT');
   });
 
+  it('a call still waiting for a socket ends at its own deadline, not when the socket comes free', async () => {
+    // One socket, held 1.5 s by the first call: the second waits in the pool's queue.
+    const transport = new Transport({ baseUrl: up.url, pool: { connections: 1 } });
+    try {
+      up.setBehaviour(slow(1_500, json(200, ok({ total: 0, data: [] }))));
+      const holding = devices.listProtectionDevices(transport.client({ apiKey: KEY, deadlineMs: 5_000 }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      const queued = await failure(devices.listTraffic(transport.client({ apiKey: KEY, deadlineMs: 200, retries: 0 }), '7'));
+      expect(queued.extensions.code).toBe('UPSTREAM_TIMEOUT');
+      expect(performance.now() - started).toBeLessThan(1_000);
+      // The first call is untouched, and the queued one is never sent once the socket is free.
+      expect(await holding).toEqual({ total: 0, data: [] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(up.calls.map((call) => call.path)).toEqual(['/api/v1/atb']);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('a call still waiting for a socket is cancelled by its request at once', async () => {
+    const transport = new Transport({ baseUrl: up.url, pool: { connections: 1 } });
+    try {
+      up.setBehaviour(slow(1_500, json(200, ok({ total: 0, data: [] }))));
+      const holding = devices.listProtectionDevices(transport.client({ apiKey: KEY, deadlineMs: 5_000 }));
+      const controller = new AbortController();
+      const queued = devices.listTraffic(transport.client({ apiKey: KEY, signal: controller.signal }), '7').catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      controller.abort();
+      expect(await queued).toBeInstanceOf(RequestCancelledError);
+      expect(performance.now() - started).toBeLessThan(500);
+      expect(await holding).toEqual({ total: 0, data: [] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(up.calls.map((call) => call.path)).toEqual(['/api/v1/atb']);
+    } finally {
+      await transport.close();
+    }
+  });
+
   it('the request signal cancels a call in flight: a cancellation, not an upstream error', async () => {
     up.setBehaviour(slow(5_000, json(200, ok({ total: 0, data: [] }))));
     const controller = new AbortController();

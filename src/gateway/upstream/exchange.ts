@@ -1,7 +1,6 @@
 // One HTTP exchange with the upstream: the request sent on the gateway's pool under a deadline and
 // the caller's cancellation, the body read under a size cap, and every network failure classified
 // as an upstream outcome. Retries, the breaker and the meaning of the answer are the client's.
-import { EventEmitter } from 'node:events';
 import type { Dispatcher, Pool } from 'undici';
 import { errors as undiciErrors } from './undici-parts.ts';
 import { RequestCancelledError } from '../errors.ts';
@@ -82,63 +81,15 @@ export function outcomeOfNetworkError(err: unknown): UpstreamOutcome | undefined
   return undefined;
 }
 
-function ignore(): void {}
-
-/**
- * Stops reading a body over the cap (the socket is dropped and the rest never received) and
- * returns the failure to throw. Destroying an unfinished undici body emits an abort error, which
- * is expected here.
- */
-function bodyTooLarge(response: Dispatcher.ResponseData, max: number): AttemptFailed {
-  response.body.on('error', ignore).destroy();
-  return new AttemptFailed({ kind: 'badResponse', status: response.statusCode, reason: `body: over the ${max}-byte limit` });
-}
-
 export function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /**
- * The response with its body read under the cap. The body goes from undici's chunks to a holder's
- * text without ever being what a promise or an `await` resolves with: those that wait here were
- * made before the upstream answered, are old by now, and would hold the text until the next full
- * collection (request-trees.ts). Whoever parses it takes it out of the holder.
- */
-function readBody(response: Dispatcher.ResponseData, max: number): Promise<RawResponse> {
-  const declared = Number(firstHeader(response.headers['content-length']));
-  if (declared > max) return Promise.reject(bodyTooLarge(response, max));
-  return new Promise((resolve, reject) => {
-    // A declared length bounds the body (undici ends it there: more bytes would be a protocol
-    // error on the connection); a body of unknown length (chunked) is counted as it comes.
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let ended = false;
-    response.body
-      .on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > max) return reject(bodyTooLarge(response, max));
-        chunks.push(chunk);
-      })
-      .on('end', () => {
-        ended = true;
-        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
-        // The chunks go with it: this listener stays on the body, which the (old) exchange holds.
-        chunks.length = 0;
-        resolve({ status: response.statusCode, headers: response.headers, text });
-      })
-      .on('error', reject)
-      // Closed before its end without an error: what undici's own readers reject with then.
-      .on('close', () => {
-        if (!ended) reject(new undiciErrors.RequestAbortedError());
-      });
-  });
-}
-
-/**
- * One exchange until the deadline. Throws AttemptFailed for every upstream outcome,
+ * One exchange until the deadline. Rejects with AttemptFailed for every upstream outcome,
  * RequestCancelledError when the caller went away, and anything else only for a gateway bug.
  */
-export async function exchange(request: ExchangeRequest): Promise<RawResponse> {
+export function exchange(request: ExchangeRequest): Promise<RawResponse> {
   const headers: Record<string, string> = request.extraHeaders === undefined ? { accept: 'application/json' } : { ...request.extraHeaders, accept: 'application/json' };
   // Only the readiness probe gets here without a key (calls refuse that before): no empty header.
   if (request.apiKey !== '') headers['x-service-token'] = request.apiKey;
@@ -147,36 +98,106 @@ export async function exchange(request: ExchangeRequest): Promise<RawResponse> {
     body = JSON.stringify(request.body);
     headers['content-type'] = 'application/json';
   }
-
-  // undici takes an EventEmitter as the signal of a request ('abort' aborts it): made for every
-  // call, it costs a small part of what an AbortController does.
-  const abort = new EventEmitter();
-  let ended: 'deadline' | 'cancelled' | undefined;
-  const timer = setTimeout(
-    () => {
-      ended ??= 'deadline';
-      abort.emit('abort');
-    },
-    Math.max(0, request.deadlineAt - performance.now()),
-  );
-  const untrack = request.track(() => {
-    ended ??= 'cancelled';
-    abort.emit('abort');
+  return new Promise((resolve, reject) => {
+    const handler = new ExchangeHandler(request, resolve, reject);
+    request.pool.dispatch({ path: request.path, method: request.method as Dispatcher.HttpMethod, headers, body }, handler);
   });
+}
 
-  try {
-    const response = await request.pool.request({ path: request.path, method: request.method as Dispatcher.HttpMethod, headers, body, signal: abort });
-    request.seen.status = response.statusCode;
-    return await readBody(response, request.maxBodyBytes);
-  } catch (err) {
-    if (ended === 'cancelled') throw new RequestCancelledError();
-    if (ended === 'deadline') throw new AttemptFailed({ kind: 'timeout' });
-    if (err instanceof AttemptFailed) throw err;
-    const outcome = outcomeOfNetworkError(err);
-    if (outcome === undefined) throw err;
-    throw new AttemptFailed(outcome.kind === 'badResponse' ? { ...outcome, status: request.seen.status } : outcome);
-  } finally {
-    clearTimeout(timer);
-    untrack();
+/**
+ * The exchange as undici's dispatch handler. undici's `request()` would put a stream, an async
+ * resource and an abort listener around each response; the gateway reads every body whole, so it
+ * takes the chunks as they come. The body goes from those chunks to the text of a holder without
+ * ever being what a promise or an `await` resolves with: those that wait here were made before the
+ * upstream answered, are old by now, and would hold the text until the next full collection
+ * (request-trees.ts). Whoever parses it takes it out of the holder.
+ *
+ * It settles once: with the response at its end, or with the first failure. The deadline and the
+ * caller's cancellation settle it at once, even while the request still waits for a socket; it is
+ * then aborted as soon as undici starts it.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  readonly #request: ExchangeRequest;
+  readonly #resolve: (response: RawResponse) => void;
+  readonly #reject: (error: unknown) => void;
+  readonly #timer: NodeJS.Timeout;
+  readonly #untrack: () => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  #settled = false;
+  #status = 0;
+  #headers: RawResponse['headers'] = {};
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(request: ExchangeRequest, resolve: (response: RawResponse) => void, reject: (error: unknown) => void) {
+    this.#request = request;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#timer = setTimeout(() => this.#stop(new AttemptFailed({ kind: 'timeout' })), Math.max(0, request.deadlineAt - performance.now()));
+    this.#untrack = request.track(() => this.#stop(new RequestCancelledError()));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#settled) controller.abort(new undiciErrors.RequestAbortedError());
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: RawResponse['headers']): void {
+    // 1xx informational responses come before the response itself.
+    if (statusCode < 200 || this.#settled) return;
+    this.#request.seen.status = statusCode;
+    this.#status = statusCode;
+    this.#headers = headers;
+    // A declared length bounds the body (undici ends it there: more bytes would be a protocol
+    // error on the connection); a body of unknown length (chunked) is counted as it comes.
+    if (Number(firstHeader(headers['content-length'])) > this.#request.maxBodyBytes) this.#tooLarge(controller);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#size += chunk.length;
+    if (this.#size > this.#request.maxBodyBytes) return this.#tooLarge(controller);
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    const chunks = this.#chunks;
+    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#size).toString('utf8');
+    // The chunks go with it: undici may hold its handler a while longer.
+    this.#chunks = [];
+    this.#settle();
+    this.#resolve({ status: this.#status, headers: this.#headers, text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.#settled) return;
+    const outcome = outcomeOfNetworkError(error);
+    this.#fail(outcome === undefined ? error : new AttemptFailed(outcome.kind === 'badResponse' ? { ...outcome, status: this.#request.seen.status } : outcome));
+  }
+
+  /** Stops reading a body over the cap: the socket is dropped and the rest never received. */
+  #tooLarge(controller: Dispatcher.DispatchController): void {
+    this.#fail(new AttemptFailed({ kind: 'badResponse', status: this.#status, reason: `body: over the ${this.#request.maxBodyBytes}-byte limit` }));
+    controller.abort(new undiciErrors.RequestAbortedError());
+  }
+
+  /** The deadline or the caller: settled now, and the request aborted (now, or once it starts). */
+  #stop(error: Error): void {
+    if (this.#settled) return;
+    this.#fail(error);
+    this.#controller?.abort(new undiciErrors.RequestAbortedError());
+  }
+
+  #fail(error: unknown): void {
+    this.#chunks = [];
+    this.#settle();
+    this.#reject(error);
+  }
+
+  #settle(): void {
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.#untrack();
   }
 }
