@@ -126,7 +126,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #settled = false;
   #status = 0;
   #headers: RawResponse['headers'] = {};
-  #chunks: Buffer[] = [];
+  readonly #chunks: Buffer[] = [];
   #size = 0;
 
   constructor(request: ExchangeRequest, resolve: (response: RawResponse) => void, reject: (error: unknown) => void) {
@@ -164,8 +164,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#size).toString('utf8');
-    // The chunks go with it: undici may hold its handler a while longer.
-    this.#chunks = [];
+    // Emptied, not replaced: the handler is made when the call starts and may be old by now, and
+    // an old array would hold the chunks (and the socket reads they are views of) until the next
+    // full collection.
+    chunks.length = 0;
     this.#settle();
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }
@@ -190,7 +192,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   #fail(error: unknown): void {
-    this.#chunks = [];
+    this.#chunks.length = 0;
     this.#settle();
     this.#reject(error);
   }
