@@ -525,45 +525,63 @@ describe('connection faults', () => {
     expect((await failure(client({ deadlineMs: 150 }).listTraffic('7'))).extensions.code).toBe('UPSTREAM_TIMEOUT');
   });
 
-  it('a call still waiting for a socket ends at its own deadline, not when the socket comes free', async () => {
-    // One socket, held 1.5 s by the first call: the second waits in the pool's queue.
+  /**
+   * A pool of one socket, held 1.5 s by a first call, so that the calls `queue` makes wait for it.
+   * `queue` is given the transport and whether the socket is free again; afterwards the first call
+   * has its answer and the queued calls were never sent.
+   */
+  async function withTheOnlySocketHeld(queue: (transport: Transport, socketFree: () => boolean) => Promise<void>): Promise<void> {
     const transport = new Transport({ baseUrl: up.url, pool: { connections: 1 } });
     try {
       up.setBehaviour(slow(1_500, json(200, ok({ total: 0, data: [] }))));
-      let socketFree = false;
-      const holding = devices.listProtectionDevices(transport.client({ apiKey: KEY, deadlineMs: 5_000 })).finally(() => (socketFree = true));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const queued = await failure(devices.listTraffic(transport.client({ apiKey: KEY, deadlineMs: 200, retries: 0 }), '7'));
-      expect(queued.extensions.code).toBe('UPSTREAM_TIMEOUT');
-      // It ended while the socket it waited for was still taken.
-      expect(socketFree).toBe(false);
-      // The first call is untouched, and the queued one is never sent once the socket is free.
+      let free = false;
+      const holding = devices.listProtectionDevices(transport.client({ apiKey: KEY, deadlineMs: 5_000 })).finally(() => (free = true));
+      await queue(transport, () => free);
       expect(await holding).toEqual({ total: 0, data: [] });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(up.calls.map((call) => call.path)).toEqual(['/api/v1/atb']);
     } finally {
       await transport.close();
     }
+  }
+
+  it('a call still waiting for a socket ends at its own deadline, not when the socket comes free', async () => {
+    await withTheOnlySocketHeld(async (transport, socketFree) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const queued = await failure(devices.listTraffic(transport.client({ apiKey: KEY, deadlineMs: 200, retries: 0 }), '7'));
+      expect(queued.extensions.code).toBe('UPSTREAM_TIMEOUT');
+      // It ended while the socket it waited for was still taken.
+      expect(socketFree()).toBe(false);
+    });
   });
 
   it('a call still waiting for a socket is cancelled by its request at once', async () => {
-    const transport = new Transport({ baseUrl: up.url, pool: { connections: 1 } });
-    try {
-      up.setBehaviour(slow(1_500, json(200, ok({ total: 0, data: [] }))));
-      let socketFree = false;
-      const holding = devices.listProtectionDevices(transport.client({ apiKey: KEY, deadlineMs: 5_000 })).finally(() => (socketFree = true));
+    await withTheOnlySocketHeld(async (transport, socketFree) => {
       const controller = new AbortController();
       const queued = devices.listTraffic(transport.client({ apiKey: KEY, signal: controller.signal }), '7').catch((e: unknown) => e);
       await new Promise((resolve) => setTimeout(resolve, 50));
       controller.abort();
       expect(await queued).toBeInstanceOf(RequestCancelledError);
-      expect(socketFree).toBe(false);
-      expect(await holding).toEqual({ total: 0, data: [] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(up.calls.map((call) => call.path)).toEqual(['/api/v1/atb']);
-    } finally {
-      await transport.close();
-    }
+      expect(socketFree()).toBe(false);
+    });
+  });
+
+  it('an informational 1xx before the answer is passed over', async () => {
+    up.setBehaviour((req, res, body) => {
+      res.writeEarlyHints({ link: '</api/v1/atb>; rel=preload' });
+      return json(200, ok({ total: 1, data: [entry] }))(req, res, body);
+    });
+    expect(await client().listTraffic('7')).toEqual({ total: 1, data: [entry] });
+    expect(calls.map((call) => [call.status, call.outcome])).toEqual([[200, 'ok']]);
+  });
+
+  it('an informational 1xx is not the status of the answer: a reset after it leaves the call with none', async () => {
+    up.setBehaviour((_req, res) => {
+      res.writeEarlyHints({ link: '</api/v1/atb>; rel=preload' });
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    expect((await failure(client({ retries: 0 }).listTraffic('7'))).extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(calls.map((call) => [call.status, call.outcome])).toEqual([[null, 'UPSTREAM_UNAVAILABLE']]);
   });
 
   it('the request signal cancels a call in flight: a cancellation, not an upstream error', async () => {
