@@ -3,6 +3,7 @@
 // die with the request, the request's budget of upstream calls, and its observation.
 import type { GatewayConfig } from './config.ts';
 import { createLoaders, type Loaders } from './domains/loaders.ts';
+import { ControlIds } from './domains/security-frameworks/control-id.ts';
 import type { TailHub } from './domains/protection-devices/tail/hub.ts';
 import type { ExportLinkStore } from './exports/links.ts';
 import { CallBudget } from './limits/call-budget.ts';
@@ -28,6 +29,8 @@ export interface GatewayContext {
   signal: AbortSignal;
   /** The gateway's traffic tails, which subscriptions join. */
   tail: TailHub;
+  /** The gateway's encoded control ids (Control.id). */
+  controlIds: ControlIds;
   /** Where export links are kept, and for how long they work. */
   exportLinks: { store: ExportLinkStore; ttlMs: number };
   /** This gateway's origin as the client reached it (`http://host:port`), for links it hands out. */
@@ -60,6 +63,7 @@ export function contextFactory(
   cache?: ResponseCacheStore,
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
+  const controlIds = new ControlIds();
   return ({ requestId, apiKey, signal, origin, trace, trees }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
@@ -77,6 +81,6 @@ export function contextFactory(
       ...(trace ? { trace } : {}),
       ...(trees ? { trees } : {}),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
   };
 }

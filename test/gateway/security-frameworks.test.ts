@@ -403,6 +403,32 @@ describe('createSecurityFramework', () => {
     expect((await v1Frameworks(1)).some((framework) => String(framework.id) === id)).toBe(false);
   });
 
+  it('gives each control an id of its own framework, the same on every read (the gateway keeps them encoded)', async () => {
+    // The same control ids in two frameworks, with separators and characters beyond ASCII.
+    const controlIds = ['SAME', 'a:b', '1:SAME', 'Kontrolle ü/é ✓'];
+    const shared: SecurityFrameworkInput = {
+      title: 'Two frameworks, one set of control ids',
+      controls: controlIds.map((controlId) => ({ ...validControl, controlId })),
+    };
+    const created = [];
+    for (let i = 0; i < 2; i++) {
+      const response = await stack.query(CreateFrameworkDocument, { input: shared, organizationId: '1' });
+      expect(response.errors).toBeUndefined();
+      created.push(response.data!.createSecurityFramework!);
+    }
+    const expectedIds = (frameworkId: string) => controlIds.map((controlId) => oracle.controlNodeId(Number(frameworkId), controlId));
+    for (const { id, securityFramework } of created) expect(securityFramework!.controls.map((control) => control.id)).toEqual(expectedIds(id));
+    // Read again, each twice: what the gateway kept is what it encodes.
+    for (let read = 0; read < 2; read++) {
+      for (const { id } of created) {
+        const response = await stack.query(FrameworkDocument, { organizationId: '1', id });
+        expect(response.errors).toBeUndefined();
+        expect(response.data!.securityFramework!.controls.map((control) => control.id)).toEqual(expectedIds(id));
+      }
+    }
+    expect(new Set(created.flatMap(({ id }) => expectedIds(id))).size).toBe(2 * controlIds.length);
+  });
+
   it('with an organization key naming another organization is FORBIDDEN', async () => {
     const before = (await v1Frameworks(2)).length;
     const response = await stack.query(CreateFrameworkDocument, { input, organizationId: '2' }, { key: TEST_KEYS.org1 });

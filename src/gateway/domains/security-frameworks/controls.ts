@@ -3,13 +3,13 @@
 // where a resolver per renamed field (evidenceType, residualRisk, submittedBy, userId, userEmail)
 // costs it a call, a resolve info and a response path per value.
 import type { Control } from '../../generated/resolvers.ts';
-import { controlNodeId } from './control-id.ts';
+import type { ControlIds } from './control-id.ts';
 import type { WireSecurityFramework } from './wire.ts';
 
-export function controlsOf(framework: WireSecurityFramework): Control[] {
+export function controlsOf(framework: WireSecurityFramework, controlIds: ControlIds): Control[] {
   return framework.security_frameworks.map((control) => ({
     // Unique across all controls: the client-chosen id is unique only within its framework.
-    id: controlNodeId(framework.id, control.id),
+    id: controlIds.of(framework.id, control.id),
     controlId: control.id,
     type: control.type,
     title: control.title,

@@ -95,6 +95,6 @@ export const securityFrameworkResolvers = {
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),
-    controls: (framework) => controlsOf(framework),
+    controls: (framework, _args, { controlIds }) => controlsOf(framework, controlIds),
   },
 } satisfies Resolvers;
