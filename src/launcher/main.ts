@@ -8,6 +8,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { codeCacheFile, compileCommonJs, type CachedCommonJs } from './code-cache.ts';
+import { boundHeapGrowth, withStartFlags } from './heap-growth.ts';
 
 function saveAfterFirstGraphQLAnswer(bundle: CachedCommonJs): void {
   const channel = 'http.server.response.finish';
@@ -16,7 +17,7 @@ function saveAfterFirstGraphQLAnswer(bundle: CachedCommonJs): void {
     if (!(request.url ?? '').startsWith('/graphql')) return;
     unsubscribe(channel, onFinish);
     // Once the answer is out: a moment's work, once per bundle.
-    setImmediate(() => bundle.save());
+    setImmediate(() => withStartFlags(() => bundle.save()));
   };
   subscribe(channel, onFinish);
 }
@@ -25,3 +26,5 @@ const file = fileURLToPath(new URL('./gateway.cjs', import.meta.url));
 const gateway = compileCommonJs(file, codeCacheFile(file));
 if (gateway.state !== 'accepted') saveAfterFirstGraphQLAnswer(gateway);
 gateway.run();
+// The bundle's start has loaded node's modules it needs (heap-growth.ts says why only now).
+boundHeapGrowth();

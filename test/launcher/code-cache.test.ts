@@ -22,7 +22,7 @@ interface Start {
 }
 
 /** One start of `file` with `cache`, in a new process; `save`: then write the cache. */
-function start(file: string, cache: string, save: 'save' | 'no' = 'no'): Start {
+function start(file: string, cache: string, save: 'save' | 'save-grown' | 'save-grown-as-is' | 'no' = 'no'): Start {
   return JSON.parse(execFileSync(process.execPath, ['--import', TSX_LOADER, CHILD, file, cache, save], { encoding: 'utf8' })) as Start;
 }
 
@@ -93,6 +93,19 @@ describe("the launcher's code cache", () => {
     writeFileSync(cache, stored);
     expect(start(file, cache, 'save')).toMatchObject({ state: 'rejected', answer: 42, saved: true });
     expect(start(file, cache)).toMatchObject({ state: 'accepted', answer: 42 });
+  });
+
+  it("is saved under the start's flags once the heap's growth is bounded, so that the next start takes it (heap-growth.ts)", () => {
+    // Bounding the growth sets a V8 flag, which V8 checks caches against: a cache saved with it
+    // set is refused by the next start, compiled before it is set. That refusal also shows the
+    // flag is really set within the process, with no flag on the command line.
+    const asIs = fixture('a');
+    expect(start(asIs.file, asIs.cache, 'save-grown-as-is')).toMatchObject({ state: 'absent', saved: true });
+    expect(start(asIs.file, asIs.cache)).toMatchObject({ state: 'rejected', answer: 42 });
+    // As the launcher saves: with the start's flags for that moment.
+    const launcher = fixture('a');
+    expect(start(launcher.file, launcher.cache, 'save-grown')).toMatchObject({ state: 'absent', saved: true });
+    expect(start(launcher.file, launcher.cache)).toMatchObject({ state: 'accepted', answer: 42 });
   });
 
   it('says it could not save where the cache cannot be written, and leaves no file behind', () => {
