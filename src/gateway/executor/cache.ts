@@ -1,5 +1,5 @@
-// The executor's cache of compiled operations, bounded in count and in memory: under `npm start`'s
-// 128 MB heap, clients sending distinct operations must not fill the heap with generated code.
+// The executor's cache of compiled operations, bounded in count and in memory: in a heap of 128 MB,
+// clients sending distinct operations must not fill it with generated code.
 import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
