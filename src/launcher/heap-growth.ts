@@ -7,14 +7,24 @@
 //
 // Why the growth is bounded at all: under sustained load the gateway's live heap stays near 30 MB,
 // and V8's own policy lets a heap grow to about four times that between full collections; twice
-// the live size costs no CPU (README, "The heap's growth is bounded").
+// the live size costs no CPU (README, "The heap's growth is bounded, from within the process").
+
 import { setFlagsFromString } from 'node:v8';
 
 /** Percent of the live heap V8 may add before its next full collection. */
 export const HEAP_GROWING_PERCENT = 100;
 
+const FLAG = '--heap-growing-percent';
+
+/** The operator chose the growth (a node flag or NODE_OPTIONS): theirs stands, untouched. */
+function chosenByOperator(): boolean {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return given.some((argument) => argument === FLAG || argument.startsWith(`${FLAG}=`));
+}
+
 export function boundHeapGrowth(): void {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (chosenByOperator()) return;
+  setFlagsFromString(`${FLAG}=${HEAP_GROWING_PERCENT}`);
 }
 
 /**
@@ -22,7 +32,8 @@ export function boundHeapGrowth(): void {
  * next start (which compiles before the growth is set) takes, then sets the growth again.
  */
 export function withStartFlags<T>(make: () => T): T {
-  setFlagsFromString('--heap-growing-percent=0');
+  if (chosenByOperator()) return make();
+  setFlagsFromString(`${FLAG}=0`);
   try {
     return make();
   } finally {

@@ -22,8 +22,8 @@ interface Start {
 }
 
 /** One start of `file` with `cache`, in a new process; `save`: then write the cache. */
-function start(file: string, cache: string, save: 'save' | 'save-grown' | 'save-grown-as-is' | 'no' = 'no'): Start {
-  return JSON.parse(execFileSync(process.execPath, ['--import', TSX_LOADER, CHILD, file, cache, save], { encoding: 'utf8' })) as Start;
+function start(file: string, cache: string, save: 'save' | 'save-grown' | 'save-grown-as-is' | 'no' = 'no', nodeFlags: string[] = []): Start {
+  return JSON.parse(execFileSync(process.execPath, [...nodeFlags, '--import', TSX_LOADER, CHILD, file, cache, save], { encoding: 'utf8' })) as Start;
 }
 
 const dirs: string[] = [];
@@ -106,6 +106,11 @@ describe("the launcher's code cache", () => {
     const launcher = fixture('a');
     expect(start(launcher.file, launcher.cache, 'save-grown')).toMatchObject({ state: 'absent', saved: true });
     expect(start(launcher.file, launcher.cache)).toMatchObject({ state: 'accepted', answer: 42 });
+    // An operator's own growth (a node flag) stands: the cache is saved under it, and taken.
+    const operator = fixture('a');
+    const flags = ['--heap-growing-percent=50'];
+    expect(start(operator.file, operator.cache, 'save-grown', flags)).toMatchObject({ state: 'absent', saved: true });
+    expect(start(operator.file, operator.cache, 'no', flags)).toMatchObject({ state: 'accepted', answer: 42 });
   });
 
   it('says it could not save where the cache cannot be written, and leaves no file behind', () => {
