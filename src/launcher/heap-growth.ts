@@ -16,14 +16,16 @@ export const HEAP_GROWING_PERCENT = 100;
 
 const FLAG = '--heap-growing-percent';
 
-/** The operator chose the growth (a node flag or NODE_OPTIONS): theirs stands, untouched. */
-function chosenByOperator(): boolean {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return given.some((argument) => argument === FLAG || argument.startsWith(`${FLAG}=`));
-}
+/**
+ * The operator chose the growth (a node flag or NODE_OPTIONS; V8 reads `_` as `-`): theirs stands,
+ * untouched. Known at start, once.
+ */
+const CHOSEN_BY_OPERATOR = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+  .map((argument) => argument.replaceAll('_', '-'))
+  .some((argument) => argument === FLAG || argument.startsWith(`${FLAG}=`));
 
 export function boundHeapGrowth(): void {
-  if (chosenByOperator()) return;
+  if (CHOSEN_BY_OPERATOR) return;
   setFlagsFromString(`${FLAG}=${HEAP_GROWING_PERCENT}`);
 }
 
@@ -32,7 +34,7 @@ export function boundHeapGrowth(): void {
  * next start (which compiles before the growth is set) takes, then sets the growth again.
  */
 export function withStartFlags<T>(make: () => T): T {
-  if (chosenByOperator()) return make();
+  if (CHOSEN_BY_OPERATOR) return make();
   setFlagsFromString(`${FLAG}=0`);
   try {
     return make();
