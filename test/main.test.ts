@@ -7,7 +7,7 @@
 // build: the last suite builds it (`npm run build`; dist/ is not committed) and runs dist/main.cjs
 // under plain node with the start script's environment (and no V8 flag), as a supervisor would, over an IPC
 // channel, with the default demo data.
-import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -527,6 +527,38 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(await within(second.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
     expect(readFileSync(cache).equals(made)).toBe(true);
     expect(first.output.stderr + second.output.stderr).toBe('');
+  });
+
+  it("bounds its heap's growth from within the process, with no V8 flag on its command line (src/launcher/heap-growth.ts)", async () => {
+    // V8 stamps a code cache with a hash of its flags. A preload (a node option, not a V8 flag)
+    // makes one in the running gateway once it has answered; a node with no flag refuses it only
+    // if the gateway changed a V8 flag after its start. A cache made by such a node is taken.
+    const dir = tempDir();
+    const stamped = join(dir, 'stamped.cache');
+    const preload = join(dir, 'stamp.cjs');
+    const probe = "function probe(n) { return n + 1; } probe(1);";
+    writeFileSync(
+      preload,
+      `const { subscribe } = require('node:diagnostics_channel');
+      let done = false;
+      subscribe('http.server.response.finish', () => {
+        if (done) return;
+        done = true;
+        require('node:fs').writeFileSync(${JSON.stringify(stamped)}, new (require('node:vm').Script)(${JSON.stringify(probe)}).createCachedData());
+      });\n`,
+    );
+    const run = startCompiled({ V1_DATABASE: ':memory:' }, dir, COMPILED_MAIN, ['--require', preload]);
+    const url = await readyOverIpc(run);
+    expect((await postGraphQL(url, { query: FIRST_QUERY }, { 'x-service-token': DEMO_ADMIN_KEY })).status).toBe(200);
+    await waitFor(() => existsSync(stamped), 'the probe cache made in the running gateway');
+    run.child.disconnect();
+    expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
+    const refused = (cache: string) =>
+      execFileSync(process.execPath, ['-e', `const vm = require('node:vm'); process.stdout.write(String(new vm.Script(${JSON.stringify(probe)}, { cachedData: require('node:fs').readFileSync(${JSON.stringify(cache)}) }).cachedDataRejected))`], { encoding: 'utf8' });
+    const plain = join(dir, 'plain.cache');
+    execFileSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(plain)}, new (require('node:vm').Script)(${JSON.stringify(probe)}).createCachedData())`]);
+    expect(refused(plain)).toBe('false');
+    expect(refused(stamped)).toBe('true');
   });
 
   it("carries the gateway's executor request context in the place of Apollo Server's (scripts/bundle.mjs)", () => {
