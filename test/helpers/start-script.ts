@@ -1,5 +1,5 @@
-// The node flags of `npm start` (the gateway's heap sizes) and the environment it sets (the C
-// library's memory arenas), read from package.json's start script, so that the tests and the
+// The node flags of `npm start` (none now: src/launcher/heap-growth.ts says why) and the
+// environment it sets (the C library's memory arenas), read from package.json's start script, so that the tests and the
 // benchmark run dist/main.cjs as `npm start` does rather than a copy of its settings that could drift.
 import { readFileSync } from 'node:fs';
 
