@@ -99,6 +99,13 @@ describe('npm run bench on a tiny database', () => {
     expect(startup.firstStartMs).toBeGreaterThan(0);
     expect(startup.startsMs).toHaveLength(5);
     for (const ms of startup.startsMs) expect(ms).toBeGreaterThan(0);
+    // A machine that sets NODE_EXTRA_CA_CERTS has the same starts timed with it as well.
+    if (process.env.NODE_EXTRA_CA_CERTS === undefined) expect(startup.inherited).toBeNull();
+    else {
+      expect(startup.inherited?.variables).toEqual(['NODE_EXTRA_CA_CERTS']);
+      expect(startup.inherited?.startsMs).toHaveLength(5);
+      for (const ms of startup.inherited?.startsMs ?? []) expect(ms).toBeGreaterThan(0);
+    }
     expect(results.checks).toHaveLength(22);
     expect(results.skipped).toEqual([]);
     expect(existsSync(join(dir, 'results.html'))).toBe(true);

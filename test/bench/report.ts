@@ -103,6 +103,12 @@ export function textReport(results: BenchResults): string {
       `Start to first answered query (compiled, npm start's settings): median ${f(start.medianMs, 0)} ms of ${start.startsMs.map((ms) => f(ms, 0)).join(', ')} ms ` +
         `from the code cache; the build's first start, which makes it, ${f(start.firstStartMs, 0)} ms`,
     );
+    if (start.inherited) {
+      out.push(
+        `  the same starts with the machine's ${start.inherited.variables.join(', ')} as well (node 20 reads it before any JavaScript): ` +
+          `median ${f(start.inherited.medianMs, 0)} ms of ${start.inherited.startsMs.map((ms) => f(ms, 0)).join(', ')} ms`,
+      );
+    }
   }
 
   const ref = results.reference;

@@ -85,6 +85,9 @@ async function main(): Promise<void> {
         startup = await benchStartup(stack.v1Url, settings);
         log(`  the build's first start (no code cache yet): ${startup.firstStartMs.toFixed(0)} ms`);
         log(`  then from its code cache: ${startup.startsMs.map((ms) => ms.toFixed(0)).join(', ')} ms: median ${startup.medianMs.toFixed(0)} ms`);
+        if (startup.inherited) {
+          log(`  in turn, with the machine's ${startup.inherited.variables.join(', ')}: ${startup.inherited.startsMs.map((ms) => ms.toFixed(0)).join(', ')} ms: median ${startup.inherited.medianMs.toFixed(0)} ms`);
+        }
       } catch (error) {
         startup = { error: error instanceof Error ? error.message : String(error) };
       }
