@@ -120,8 +120,8 @@ async function codeCacheWritten(): Promise<void> {
 }
 
 export async function benchStartup(v1Url: string, settings: BenchSettings): Promise<StartupFigures> {
-  const variables = MACHINE_ONLY.filter((name) => process.env[name] !== undefined);
-  const gatewayOnly = Object.fromEntries(Object.entries(process.env).filter(([name]) => !variables.includes(name as (typeof MACHINE_ONLY)[number])));
+  const variables: string[] = MACHINE_ONLY.filter((name) => process.env[name] !== undefined);
+  const gatewayOnly = Object.fromEntries(Object.entries(process.env).filter(([name]) => !variables.includes(name)));
   rmSync(CODE_CACHE, { force: true });
   const firstStartMs = await oneStart(v1Url, settings, gatewayOnly, true);
   const startsMs: number[] = [];
