@@ -1,6 +1,7 @@
 // The node flags of `npm start` (none now: src/launcher/heap-growth.ts says why) and the
-// environment it sets (the C library's memory arenas), read from package.json's start script, so that the tests and the
-// benchmark run dist/main.cjs as `npm start` does rather than a copy of its settings that could drift.
+// environment it sets (the C library's memory arenas), read from package.json's start script, so
+// that the tests and the benchmark run dist/main.cjs as `npm start` does rather than a copy of its
+// settings that could drift.
 import { readFileSync } from 'node:fs';
 
 const PACKAGE_JSON = new URL('../../package.json', import.meta.url);

@@ -1,6 +1,7 @@
 // One start, as a new process is: compiles `file` with its cache, runs it, and saves the cache when
-// asked (after bounding the heap's growth, as the launcher does, when asked so); prints what happened as JSON. (Within one process V8 keeps what it compiled, and would
-// never read a cache for the same source twice: test/launcher/code-cache.test.ts starts this.)
+// asked (after bounding the heap's growth, as the launcher does, when asked so); prints what
+// happened as JSON. (Within one process V8 keeps what it compiled, and would never read a cache
+// for the same source twice: test/launcher/code-cache.test.ts starts this.)
 import { compileCommonJs } from '../../src/launcher/code-cache.ts';
 import { boundHeapGrowth, withStartFlags } from '../../src/launcher/heap-growth.ts';
 
