@@ -115,6 +115,14 @@ describe("the launcher's code cache", () => {
     }
   });
 
+  it("is taken under node's --use-openssl-ca, the README's way to trust a private CA (a node option, not a V8 flag)", () => {
+    const { file, cache } = fixture('a');
+    expect(start(file, cache, 'save-grown')).toMatchObject({ state: 'absent', saved: true });
+    expect(start(file, cache, 'no', ['--use-openssl-ca'])).toMatchObject({ state: 'accepted', answer: 42 });
+    // A V8 flag, on the same cache, is refused: the contrast that gives the case above its meaning.
+    expect(start(file, cache, 'no', ['--max-old-space-size=128'])).toMatchObject({ state: 'rejected', answer: 42 });
+  });
+
   it('says it could not save where the cache cannot be written, and leaves no file behind', () => {
     const { dir, file } = fixture('a');
     expect(start(file, join(dir, 'missing-directory', 'bundle.cjs.cache'), 'save')).toMatchObject({ state: 'absent', answer: 42, saved: false });
