@@ -1,12 +1,5 @@
 import { defineConfig } from 'vitest/config';
 
-/**
- * System suites: whole processes (`npm start`'s command), load, `npm run bench` end to end on a
- * tiny database, a browser, replicas sharing a Redis. They run in a project of their own, once the other suites are done: the load they
- * make would disturb the others' timing, and their failures say "the system" rather than a part.
- */
-const SYSTEM_SUITES = ['test/main.test.ts', 'test/shutdown.test.ts', 'test/gateway/load.test.ts', 'test/bench/bench.smoke.ts', 'test/browser/graphiql.test.ts', 'test/replicas/shared-state.test.ts'];
-
 export default defineConfig({
   resolve: {
     // Apollo and @graphql-tools load graphql's CommonJS entry; without this alias the suites would
@@ -18,9 +11,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One project per layer of test/ (the folder says which): units, suites over HTTP against a
+    // real reference service, and whole processes. The system suites run last, once the others
+    // are done: the load they make would disturb the others' timing, and their failures say "the
+    // system" rather than a part.
     projects: [
-      { extends: true, test: { name: 'suites', include: ['test/**/*.test.ts'], exclude: SYSTEM_SUITES } },
-      { extends: true, test: { name: 'system', include: SYSTEM_SUITES, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/v1/**/*.test.ts'] } },
+      { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'], sequence: { groupOrder: 1 } } },
     ],
   },
 });

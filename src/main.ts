@@ -1,11 +1,10 @@
 // The command (`npm start`): reads the configuration, starts the embedded reference service when
 // no upstream is configured, starts the gateway in front of it, and stops both on a signal.
-// This module and its loader of the reference service (reference-service.ts) are the only ones
-// that know both halves; they never import each other.
+// This module is the only one that knows both halves; they never import each other. The reference
+// service's code (its database driver included) is loaded only when it is to run.
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { hostForUrl } from './gateway/http/origin.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
-import { loadV1Config, loadV1Server } from './reference-service.ts';
 import type { V1Service, V1ServiceOptions } from './v1/server.ts';
 import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
 
@@ -31,7 +30,7 @@ async function readSettings(): Promise<{ config: GatewayConfig; v1Options: V1Ser
     const config = parseGatewayConfig(process.env);
     // V1_* settings matter only to the embedded service; with UPSTREAM_URL they are not read, and
     // the reference service's code (its database driver included) is never loaded.
-    const v1Options = config.upstreamUrl === undefined ? (await loadV1Config()).parseV1Config(process.env) : undefined;
+    const v1Options = config.upstreamUrl === undefined ? (await import('./v1/config.ts')).parseV1Config(process.env) : undefined;
     return { config, v1Options };
   } catch (error) {
     if (isConfigError(error)) fail(error.message);
@@ -43,7 +42,7 @@ async function readSettings(): Promise<{ config: GatewayConfig; v1Options: V1Ser
 async function startEmbedded(v1Options: V1ServiceOptions): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
   let embedded: V1Service;
   try {
-    const { startV1Service } = await loadV1Server();
+    const { startV1Service } = await import('./v1/server.ts');
     // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
     // that a newcomer who subscribes to a device's traffic sees entries arrive.
     embedded = await startV1Service({

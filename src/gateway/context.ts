@@ -15,7 +15,6 @@ import { keyHash } from './key-hash.ts';
 import { StaleReads } from './response-cache/stale.ts';
 import type { ResponseCacheStore } from './response-cache/store.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
-import type { RequestTrees } from './request-trees.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -49,8 +48,6 @@ export interface ContextInput {
   origin: string;
   /** With tracing on: the request's span, parent of its upstream calls' spans. */
   trace?: OperationTrace;
-  /** A request over HTTP: where its upstream answers are kept, to be cut apart once it has answered. */
-  trees?: RequestTrees;
 }
 
 /** Makes each request's context for one gateway instance. */
@@ -64,7 +61,7 @@ export function contextFactory(
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   const controlIds = new ControlIds();
-  return ({ requestId, apiKey, signal, origin, trace, trees }) => {
+  return ({ requestId, apiKey, signal, origin, trace }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
     // Answers are kept per key (by its hash); a request without a key makes no call to keep.
@@ -79,7 +76,6 @@ export function contextFactory(
       beforeCall: () => budget.take(),
       ...(cached ? { cache: cached } : {}),
       ...(trace ? { trace } : {}),
-      ...(trees ? { trees } : {}),
     });
     return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
   };

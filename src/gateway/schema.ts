@@ -10,16 +10,13 @@ import {
 } from 'graphql-scalars';
 import { ErrorCode, gatewayError } from './errors.ts';
 import type { Resolvers } from './generated/resolvers.ts';
-import { sdlChecked, sdlDocuments } from './sdl.ts';
+import { sdlDocuments } from './sdl.ts';
 
 /** One document per SDL file. */
 export const typeDefs: DocumentNode[] = sdlDocuments;
 
-/**
- * The SDL's schema: built and checked once (the SDL's rules are skipped only when the bundle
- * checked the documents as it was built), then given its resolvers in place (domains/index.ts).
- */
-export const declared = buildASTSchema(concatAST(typeDefs), { assumeValidSDL: sdlChecked });
+/** The SDL's schema: built and checked once, then given its resolvers in place (domains/index.ts). */
+export const declared = buildASTSchema(concatAST(typeDefs));
 
 const BAD_UPSTREAM_SCALAR = /^The upstream sent a value that is not a valid [_A-Za-z][_0-9A-Za-z]*\.$/;
 

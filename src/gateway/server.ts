@@ -9,7 +9,6 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
-import { stringifyAndCut } from './request-trees.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
 import { buildSchema } from './domains/index.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
@@ -128,9 +127,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     csrfPrevention: true,
     ...apolloCaches(shared.persistedQueries),
     // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
-    // string that node must flatten (a copy of a 200 KB answer) before it can measure or write it.
-    // The result is cut from the answer once written out (request-trees.ts).
-    stringifyResult: stringifyAndCut,
+    // string that node must flatten (a copy of a large answer) before it can measure or write it.
+    stringifyResult: (result) => JSON.stringify(result),
     // src/main.ts owns SIGTERM/SIGINT: it drains the gateway, then stops the embedded service.
     // Apollo's own handler would re-raise the signal once drained and kill the process first.
     stopOnTerminationSignals: false,
@@ -209,8 +207,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, (trees) =>
-      createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), trees, ...(trace ? { trace } : {}) }),
+    await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, () =>
+      createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
     );
   }
 

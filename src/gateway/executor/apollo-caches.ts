@@ -1,5 +1,5 @@
 // Apollo's caches that clients fill, bounded so that a gateway runs in a heap of 128 MB (Apollo's
-// defaults are 30 MiB each; test/main.test.ts runs the compiled gateway capped so). Parsed and
+// defaults are 30 MiB each; test/system/main.test.ts runs the compiled gateway capped so). Parsed and
 // validated documents are counted by the length of their JSON, and take about four times that on
 // the heap: a stream of distinct operations filled the heap and stopped the process. Automatic
 // persisted queries are counted by the length of their text.

@@ -1,6 +1,5 @@
 // Apollo Server's built-in features that the gateway turns off, each for its reason. Apollo adds
-// each of them on its own unless a plugin says it is off; and the code of each is in the bundle
-// only where it can run (scripts/bundle.mjs leaves the reporting plugins out).
+// each of them on its own unless a plugin says it is off.
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,

@@ -10,7 +10,6 @@ import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { BackoffOptions, RetryBudget } from './retry.ts';
 import type { NetworkCause } from './outcome.ts';
 import type { HttpMethod } from './routes.ts';
-import type { RequestTrees } from '../request-trees.ts';
 
 /** How one upstream call ended: `ok`, the error code it became, or `CANCELLED`. */
 export type CallOutcome = 'ok' | ErrorCode | 'CANCELLED';
@@ -72,8 +71,6 @@ export interface CallerOptions {
   cache?: CallerCache;
   /** The operation's span, when tracing is on: each attempt gets a child span and sends its `traceparent`. */
   trace?: UpstreamTracer;
-  /** Where a GraphQL request over HTTP keeps the answers it parsed, to cut them apart once it has answered. */
-  trees?: RequestTrees;
 }
 
 /** What a client needs of the transport its gateway owns (transport.ts). */

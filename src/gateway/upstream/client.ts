@@ -12,7 +12,6 @@ import { backoffMs, isRetryable } from './retry.ts';
 import { fillPath, type HttpMethod, type Route } from './routes.ts';
 import type { CallInput, CallerOptions, CallOutcome, CallRecord, TransportState } from './call-types.ts';
 import { cacheRuleOf } from '../response-cache/tags.ts';
-import { takeText, type TextHolder } from '../request-trees.ts';
 
 export type { CallerCache, CallInput, CallerOptions, CallOutcome, CallRecord, RetryRecord, TransportState } from './call-types.ts';
 
@@ -28,8 +27,8 @@ interface Deadline {
   by: 'call' | 'operation';
 }
 
-/** An answer parsed, with its body's text for the cache to keep (taken out by `call`). */
-type Answer<T> = { value: T } & TextHolder;
+/** An answer parsed, with its body's text for the cache to keep. */
+type Answer<T> = { value: T; text: string };
 
 type Attempt<T> = ({ ok: true } & Answer<T>) | { ok: false; outcome: UpstreamOutcome; error: UpstreamError };
 
@@ -91,8 +90,7 @@ export class UpstreamClient {
     if (deadline.at - performance.now() < MIN_ATTEMPT_MS) throw upstreamError({ kind: 'timeout', sent: false }, method);
     try {
       const answer = await this.#attempts(route, path, input.body, deadline);
-      // Taken out even when not kept: the answer stays reachable from the old promises it came by.
-      const text = takeText(answer);
+      const { text } = answer;
       // Kept in the background: the answer does not wait for the cache.
       if (cache !== undefined && tags !== undefined) void cache.store.keep(cache.partition, path, text, tags, stamp);
       return answer.value;
@@ -242,8 +240,7 @@ export class UpstreamClient {
 
   /** The response as the operation's result, or the outcome that fails the attempt. */
   #interpret<T>(route: Route<T>, response: RawResponse): Answer<T> {
-    const { status } = response;
-    const text = takeText(response);
+    const { status, text } = response;
     const body = parseJsonObject(text);
     const key = this.#caller.apiKey;
     if (status < 200 || status >= 300) {
@@ -259,7 +256,6 @@ export class UpstreamClient {
       checkEnvelope(body);
       if (body.error !== 0) throw new AttemptFailed({ kind: 'status', status, detail: redactKey(upstreamDetail(status, body), key) });
       const value = route.result(body);
-      this.#caller.trees?.keep(value);
       return { value, text };
     } catch (err) {
       if (err instanceof ContractViolation) throw new AttemptFailed({ kind: 'badResponse', status, reason: err.reason });

@@ -1,11 +1,9 @@
 // One HTTP exchange with the upstream: the request sent on the gateway's pool under a deadline and
 // the caller's cancellation, the body read under a size cap, and every network failure classified
 // as an upstream outcome. Retries, the breaker and the meaning of the answer are the client's.
-import type { Dispatcher, Pool } from 'undici';
-import { errors as undiciErrors } from './undici-parts.ts';
+import { errors as undiciErrors, type Dispatcher, type Pool } from 'undici';
 import { RequestCancelledError } from '../errors.ts';
 import type { NetworkCause, UpstreamOutcome } from './outcome.ts';
-import type { TextHolder } from '../request-trees.ts';
 
 /** An attempt ended in an upstream outcome; the client decides what becomes of it. */
 export class AttemptFailed extends Error {
@@ -15,9 +13,10 @@ export class AttemptFailed extends Error {
   }
 }
 
-/** A response as read; its text is taken out by the one who parses it. */
-export interface RawResponse extends TextHolder {
+/** A response as read: its status, headers and body text. */
+export interface RawResponse {
   status: number;
+  text: string;
   headers: Dispatcher.ResponseData['headers'];
 }
 
@@ -107,10 +106,7 @@ export function exchange(request: ExchangeRequest): Promise<RawResponse> {
 /**
  * The exchange as undici's dispatch handler. undici's `request()` would put a stream, an async
  * resource and an abort listener around each response; the gateway reads every body whole, so it
- * takes the chunks as they come. The body goes from those chunks to the text of a holder without
- * ever being what a promise or an `await` resolves with: those that wait here were made before the
- * upstream answered, are old by now, and would hold the text until the next full collection
- * (request-trees.ts). Whoever parses it takes it out of the holder.
+ * takes the chunks as they come.
  *
  * It settles once: with the response at its end, or with the first failure. The deadline and the
  * caller's cancellation settle it at once, even while the request still waits for a socket; it is

@@ -1,7 +1,6 @@
 // A keep-alive connection pool to the upstream's origin, owned by the gateway instance: every
 // request's calls share it, so a GraphQL request costs no TCP (or TLS) handshake.
-import type { Pool } from 'undici';
-import { Pool as UndiciPool } from './undici-parts.ts';
+import { Pool } from 'undici';
 
 export interface PoolOptions {
   /** Sockets to the origin. */
@@ -25,5 +24,5 @@ const DEFAULTS: Required<PoolOptions> = {
 /** A pool to `origin` (scheme, host and port; any path is ignored); its owner closes it. */
 export function createPool(origin: string | URL, options: PoolOptions = {}): Pool {
   // pipelining 1: no request waits behind another's slow response on the same socket.
-  return new UndiciPool(new URL(origin).origin, { ...DEFAULTS, ...options, pipelining: 1 });
+  return new Pool(new URL(origin).origin, { ...DEFAULTS, ...options, pipelining: 1 });
 }
