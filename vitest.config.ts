@@ -18,7 +18,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/v1/**/*.test.ts'] } },
-      { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'], sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'], globalSetup: ['test/system/setup.ts'], sequence: { groupOrder: 1 } } },
     ],
   },
 });

@@ -1,7 +1,7 @@
 // The benchmark's child processes: each server runs in its own Node process (its own event loop
 // and its own /proc figures), started with tsx's loader directly so that the child's pid is the
 // server's (the `tsx` command would put a wrapper process in between). The gateway runs as it is
-// deployed: `npm start`'s compiled dist/main.cjs under plain node. Parent and child talk over
+// deployed: `npm start`'s bundle, dist/main.js, under plain node. Parent and child talk over
 // the IPC channel; every child is stopped on exit, error or Ctrl-C.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -101,7 +101,7 @@ export function textReport(results: BenchResults): string {
     out.push(
       '',
       `Start to first answered query (compiled, npm start's settings): median ${f(start.medianMs, 0)} ms of ${start.startsMs.map((ms) => f(ms, 0)).join(', ')} ms ` +
-        `from the code cache; the build's first start, which makes it, ${f(start.firstStartMs, 0)} ms`,
+        `the first start after the build ${f(start.firstStartMs, 0)} ms`,
     );
     if (start.inherited) {
       out.push(

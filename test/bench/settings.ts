@@ -11,14 +11,13 @@
 //   BENCH_DEVICES=1000, BENCH_TRAFFIC=100000, BENCH_HOT_TRAFFIC=1000000   the database's sizes
 //   BENCH_DIR=.bench       database, results.json, results.html
 //   BENCH_GATEWAY_LOG_LEVEL=info, BENCH_GATEWAY_LOG_FILE, BENCH_GATEWAY_PROFILE=1
-//   BENCH_GATEWAY_NODE_FLAGS   extra node flags for the gateway only (e.g. heap sizes, to try them; a V8 flag
-//                              also makes node compile its own modules at start: see src/launcher/heap-growth.ts)
+//   BENCH_GATEWAY_NODE_FLAGS   extra node flags for the gateway only (e.g. heap sizes, to try them)
 //   BENCH_REFERENCE=0      skip the reference service's search and export figures
 //   BENCH_EXPORT=0         skip the export through the gateway's link against v1's own (the hot device)
 //   BENCH_TAIL=0           skip the live traffic tail (1,000 subscribers over 50 devices, 100 entries/s)
 //   BENCH_PRODUCTION=0     skip the production settings (throttling, tracing, response cache) against the defaults
 //   BENCH_REPLICAS=0       skip GATEWAY_WORKERS=2 with Redis against one worker (needs redis-server)
-//   BENCH_STARTUP=0        skip timing the compiled gateway's start to its first answered query
+//   BENCH_STARTUP=0        skip timing the gateway's start to its first answered query
 //   BENCH_SEARCHES         comma-separated two-term searches for those figures
 //   BENCH_KEY=demo-admin-key
 import { resolve } from 'node:path';

@@ -4,19 +4,19 @@
 import { existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool, request } from 'undici';
-import { startCommandLine, startEnv, startFlags } from '../helpers/start-script.ts';
+import { startCommandLine, startEnv, startFlags } from '../helpers/start-command.ts';
 import { startChild, type BenchChild } from './children.ts';
 import type { BenchDatabase } from './database.ts';
 import type { BenchSettings } from './settings.ts';
 
 const SEED_TIMEOUT_MS = 15 * 60_000;
 const START_TIMEOUT_MS = 60_000;
-/** The compiled gateway, as `npm start` runs it (a URL: startChild runs it with plain node). */
-export const GATEWAY_ENTRY = new URL('../../dist/main.cjs', import.meta.url);
+/** The gateway's bundle, as `npm start` runs it (a URL: startChild runs it with plain node). */
+export const GATEWAY_ENTRY = new URL('../../dist/main.js', import.meta.url);
 
 /** Stops the run at once when the build is missing (`npm run bench` builds it before the run). */
 function requireBuiltGateway(): void {
-  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.cjs is missing: `npm run bench` builds it (or run `npm run build` first)');
+  if (!existsSync(GATEWAY_ENTRY)) throw new Error('dist/main.js is missing: `npm run bench` builds it (or run `npm run build` first)');
 }
 
 /** The device that holds the million entries (the seeding's hot device). */

@@ -1,33 +1,26 @@
-// Start to first answered query: the compiled gateway (dist/main.cjs, npm start's settings) started
-// anew in front of the running v1, timed from its process's spawn to the first GraphQL answer
-// with data, as an orchestrator's readiness probe or a scaled-out replica's first client sees it.
-// The build's first start comes first: it has no code cache yet, and makes one once it has
-// answered (src/launcher/); it is reported on its own. Then several starts, as every later start
-// of a deployed build is, from that cache; their median is judged.
+// Start to first answered query: the gateway as npm start runs it (dist/main.js) started anew in
+// front of the running v1, timed from its process's spawn to the first GraphQL answer with data,
+// as an orchestrator's readiness probe or a scaled-out replica's first client sees it. The first
+// start after the build is reported on its own (the bundle may not be in the page cache yet);
+// then several starts, whose median is judged.
 // The starts run in the bench's environment less what belongs to the machine rather than to the
 // gateway (MACHINE_ONLY); where the machine sets any of it, starts with the environment as it is
 // are timed in turn with them and reported beside, so that the two figures share the same moments.
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { codeCacheFile } from '../../src/launcher/code-cache.ts';
-import { startEnv, startFlags } from '../helpers/start-script.ts';
+import { startEnv, startFlags } from '../helpers/start-command.ts';
 import type { BenchSettings } from './settings.ts';
 import { GATEWAY_ENTRY } from './stack.ts';
 
 const STARTS = 5;
-/** The code cache the launcher makes beside the bundle. */
-const CODE_CACHE = codeCacheFile(fileURLToPath(new URL('../../dist/gateway.cjs', import.meta.url)));
-/** How long the first start may take to write the code cache after its answer. */
-const CACHE_DEADLINE_MS = 10_000;
 /** How long one start may take before the run gives up on it. */
 const START_DEADLINE_MS = 20_000;
 /** Between two tries of the query (connection refused until the gateway listens). */
 const RETRY_MS = 2;
 
 export interface StartupFigures {
-  /** The build's first start, without a code cache (it makes it): milliseconds to its answer. */
+  /** The first start after the build: milliseconds to its answer. */
   firstStartMs: number;
   /** Each later start's milliseconds from spawn to the first answer with data. */
   startsMs: number[];
@@ -60,11 +53,8 @@ function median(values: readonly number[]): number {
 
 const QUERY = JSON.stringify({ query: '{ protectionDevices(first: 1) { totalCount } }' });
 
-/**
- * One start's milliseconds to its first answer, in `environment` and the start script's settings;
- * `makesCache`: it is then let write its code cache.
- */
-async function oneStart(v1Url: string, settings: BenchSettings, environment: NodeJS.ProcessEnv, makesCache = false): Promise<number> {
+/** One start's milliseconds to its first answer, in `environment` and the start script's settings. */
+async function oneStart(v1Url: string, settings: BenchSettings, environment: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
   const child = spawn(process.execPath, [...startFlags(), fileURLToPath(GATEWAY_ENTRY)], {
     env: { ...environment, ...startEnv(), HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: v1Url, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
@@ -95,9 +85,7 @@ async function oneStart(v1Url: string, settings: BenchSettings, environment: Nod
         });
         const body = (await answer.body.json()) as { data?: unknown };
         if (answer.statusCode === 200 && body.data) {
-          const ms = performance.now() - started;
-          if (makesCache) await codeCacheWritten();
-          return ms;
+          return performance.now() - started;
         }
       } catch {
         // not listening yet
@@ -111,19 +99,10 @@ async function oneStart(v1Url: string, settings: BenchSettings, environment: Nod
   }
 }
 
-async function codeCacheWritten(): Promise<void> {
-  const until = performance.now() + CACHE_DEADLINE_MS;
-  while (!existsSync(CODE_CACHE)) {
-    if (performance.now() > until) throw new Error(`the first start wrote no code cache (dist/gateway.cjs.cache) within ${CACHE_DEADLINE_MS} ms of its answer`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export async function benchStartup(v1Url: string, settings: BenchSettings): Promise<StartupFigures> {
   const variables: string[] = MACHINE_ONLY.filter((name) => process.env[name] !== undefined);
   const gatewayOnly = Object.fromEntries(Object.entries(process.env).filter(([name]) => !variables.includes(name)));
-  rmSync(CODE_CACHE, { force: true });
-  const firstStartMs = await oneStart(v1Url, settings, gatewayOnly, true);
+  const firstStartMs = await oneStart(v1Url, settings, gatewayOnly);
   const startsMs: number[] = [];
   const inheritedMs: number[] = [];
   for (let i = 0; i < STARTS; i++) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startCommandLine } from '../helpers/start-script.ts';
+import { startCommandLine } from '../helpers/start-command.ts';
 import type { StartupFigures } from '../bench/startup.ts';
 import type { BenchResults } from '../bench/results.ts';
 import type { ExportFigures } from '../bench/export.ts';

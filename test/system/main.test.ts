@@ -1,40 +1,28 @@
-// The command (`npm start` = src/main.ts) as an operator runs it: spawned as a process on port 0
-// in a temp working directory. With no UPSTREAM_URL it starts the embedded reference service
-// with demo data under ./data, prints the GraphQL URL and the demo key, and Sandbox starts with
-// that key; a restart keeps the data and still prints the key. With UPSTREAM_URL only the
-// gateway starts. SIGTERM/SIGINT let the requests in flight finish, refuse new connections and
-// exit 0. A bad setting stops the start with one line naming it. `npm start` runs the compiled
-// build: the last suite builds it (`npm run build`; dist/ is not committed) and runs dist/main.cjs
-// under plain node with the start script's environment (and no V8 flag), as a supervisor would, over an IPC
-// channel, with the default demo data.
-import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+// The command (`npm start`) as an operator runs it: the start script's build (scripts/build.mjs),
+// then the bundle it makes (dist/main.js) under plain node, spawned as a process on port 0 in a
+// temp working directory. With no UPSTREAM_URL it starts the embedded reference service with demo
+// data under ./data, prints the GraphQL URL and the demo key, and Sandbox starts with that key; a
+// restart keeps the data and still prints the key. With UPSTREAM_URL only the gateway starts.
+// SIGTERM/SIGINT let the requests in flight finish, refuse new connections and exit 0. A bad
+// setting stops the start with one line naming it. The build is made once for the system suites
+// (test/system/setup.ts); the last describe checks the build itself: only what changed, and two
+// starts at once in one checkout.
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { dirname, join } from 'node:path';
 import { buildASTSchema, buildClientSchema, concatAST, getIntrospectionQuery, parse, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeCacheFile } from '../../src/launcher/code-cache.ts';
 import { DEFAULT_SEED_SIZES } from '../../src/v1/seed/generate.ts';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from '../helpers/fault-upstream.ts';
 import { DEMO_ADMIN_KEY, postGraphQL } from '../helpers/gateway.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
-import { startEnv, startFlags } from '../helpers/start-script.ts';
+import { BUNDLE, REPO, startEnv, startFlags } from '../helpers/start-command.ts';
 import { tailClient, until, type Received, type TailClient } from '../helpers/subscriptions.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const COMPILED_MAIN = join(REPO, 'dist', 'main.cjs');
-/** The gateway bundle that dist/main.cjs runs. */
-const COMPILED_BUNDLE = join(REPO, 'dist', 'gateway.cjs');
-/** A fresh clone compiles everything; a later build only what changed. */
-const BUILD_TIMEOUT_MS = 180_000;
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const START_TIMEOUT_MS = 30_000;
 /** The query the landing page opens with (src/gateway/http/disclosure.ts). */
 const FIRST_QUERY = `query FirstLook {
@@ -65,17 +53,15 @@ function commandEnv(env: Record<string, string>, cwd: string): Record<string, st
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, PORT: '0', LOG_LEVEL: 'warn', ...env };
 }
 
+/** The bundle as `npm start` runs it: plain node, with the start script's flags and environment. */
 function start(env: Record<string, string>, cwd: string): Run {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], { cwd, env: commandEnv(env, cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...startFlags(), BUNDLE], { cwd, env: commandEnv({ ...startEnv(), ...env }, cwd), stdio: ['ignore', 'pipe', 'pipe'] });
   return track(child);
 }
 
-/**
- * dist/main.cjs as `npm start` runs it: plain node (no TypeScript loader) with the start script's
- * flags and environment, and an IPC channel to this process.
- */
-function startCompiled(env: Record<string, string>, cwd: string, entry = COMPILED_MAIN, nodeFlags: string[] = []): Run {
-  const child = fork(entry, [], { cwd, env: commandEnv({ ...startEnv(), ...env }, cwd), execArgv: [...startFlags(), ...nodeFlags], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+/** The same, started by a supervisor: with an IPC channel to this process. */
+function startSupervised(env: Record<string, string>, cwd: string, nodeFlags: string[] = []): Run {
+  const child = fork(BUNDLE, [], { cwd, env: commandEnv({ ...startEnv(), ...env }, cwd), execArgv: [...startFlags(), ...nodeFlags], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   return track(child);
 }
 
@@ -398,17 +384,14 @@ describe('a bad setting', () => {
   });
 });
 
-describe("npm start's node flags and environment", () => {
-  it("set no V8 flag: one would make node compile its own modules at every start (src/launcher/heap-growth.ts)", () => {
+describe("npm start's command", () => {
+  it('is the build, then the bundle under plain node: no V8 flag, no environment of its own', () => {
     expect(startFlags()).toEqual([]);
-  });
-
-  it('caps the C library at two memory arenas, and maps its blocks of 128 KiB and more (freed, they go back at once)', () => {
-    expect(startEnv()).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(startEnv()).toEqual({});
   });
 });
 
-/** The URL the compiled gateway sends over IPC once it listens. */
+/** The URL the gateway sends over IPC once it listens. */
 async function readyOverIpc(run: Run): Promise<string> {
   const ready = await within(
     new Promise<unknown>((resolve, reject) => {
@@ -422,16 +405,12 @@ async function readyOverIpc(run: Run): Promise<string> {
   return (ready as { url: string }).url;
 }
 
-describe('npm start: the compiled build under a supervisor (IPC)', () => {
-  beforeAll(async () => {
-    await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: REPO, timeout: BUILD_TIMEOUT_MS });
-  }, BUILD_TIMEOUT_MS);
+describe('npm start under a supervisor (IPC)', () => {
 
   it('says it is ready over IPC with its URL, answers with the demo key, and stops with exit 0 when the channel closes', async () => {
-    expect(existsSync(COMPILED_MAIN)).toBe(true);
     const cwd = tempDir();
     // The default demo data (no seed sizes given), in memory: the embedded default as npm start runs it.
-    const run = startCompiled({ V1_DATABASE: ':memory:', LANDING_PAGE: 'graphiql' }, cwd);
+    const run = startSupervised({ V1_DATABASE: ':memory:', LANDING_PAGE: 'graphiql' }, cwd);
     const url = await readyOverIpc(run);
     // GraphiQL's page and files come from the build (dist/), not from a CDN.
     const landing = await fetch(url, { headers: { accept: 'text/html' } });
@@ -478,11 +457,11 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(existsSync(join(cwd, 'data'))).toBe(false);
   });
 
-  it('serves the schema of schema/*.graphql: the bundle carries the SDL parsed as it was built, and checks nothing less', async () => {
-    // With Apollo's settings in the environment too: its usage and schema reporting stay off
-    // (they are not in the bundle, which would fail the start if Apollo asked for them).
+  it("serves the schema of schema/*.graphql, and reports nothing to Apollo's cloud with Apollo's settings in the environment", async () => {
+    // Usage and schema reporting stay off (executor/apollo-features-off.ts): a start that tried
+    // to reach Apollo's cloud would say so on stderr.
     const apolloSettings = { APOLLO_KEY: 'service:gateway:not-a-key', APOLLO_GRAPH_REF: 'gateway@current', APOLLO_SCHEMA_REPORTING: 'true' };
-    const run = startCompiled({ V1_DATABASE: ':memory:', ...apolloSettings }, tempDir());
+    const run = startSupervised({ V1_DATABASE: ':memory:', ...apolloSettings }, tempDir());
     const url = await readyOverIpc(run);
     const introspection = await postGraphQL<IntrospectionQuery>(url, { query: getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, schemaDescription: true, directiveIsRepeatable: true, inputValueDeprecation: true }) }, { 'x-service-token': DEMO_ADMIN_KEY });
     expect(introspection.errors).toBeUndefined();
@@ -495,93 +474,12 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     expect(run.output.stderr).toBe('');
   });
 
-  it('makes its code cache once it has answered a GraphQL request, and the next start runs from it', async () => {
-    // A copy of the build of its own: other suites start dist/main.cjs meanwhile, and make its cache.
-    const build = mkdtempSync(join(REPO, 'dist', 'code-cache-test-'));
-    tempDirs.push(build);
-    for (const file of ['main.cjs', 'gateway.cjs']) copyFileSync(join(REPO, 'dist', file), join(build, file));
-    symlinkSync(join(REPO, 'dist', 'v1'), join(build, 'v1'));
-    const cache = codeCacheFile(join(build, 'gateway.cjs'));
-
-    const first = startCompiled({ V1_DATABASE: ':memory:' }, tempDir(), join(build, 'main.cjs'));
-    const url = await readyOverIpc(first);
-    // Started, but no GraphQL answer yet: no cache.
-    expect((await fetch(new URL('/healthz', url))).status).toBe(200);
-    expect(existsSync(cache)).toBe(false);
-    const answer = await postGraphQL<{ protectionDevices: { totalCount: number } }>(url, { query: '{ protectionDevices(first: 1) { totalCount } }' }, { 'x-service-token': DEMO_ADMIN_KEY });
-    expect(answer.data?.protectionDevices.totalCount).toBeGreaterThan(0);
-    await waitFor(() => existsSync(cache), 'the code cache after the first answer');
-    first.child.disconnect();
-    expect(await within(first.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
-    const made = readFileSync(cache);
-    // Its first bytes: the SHA-1 of the bundle it was made for.
-    expect(made.subarray(0, 20).toString('hex')).toBe(createHash('sha1').update(readFileSync(join(build, 'gateway.cjs'))).digest('hex'));
-
-    // The next start reads it: V8 takes it, so it is not made again after this start's first answer.
-    const second = startCompiled({ V1_DATABASE: ':memory:' }, tempDir(), join(build, 'main.cjs'));
-    const secondUrl = await readyOverIpc(second);
-    const again = await postGraphQL<{ protectionDevices: { totalCount: number } }>(secondUrl, { query: '{ protectionDevices(first: 1) { totalCount } }' }, { 'x-service-token': DEMO_ADMIN_KEY });
-    expect(again.data?.protectionDevices.totalCount).toBe(answer.data?.protectionDevices.totalCount);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    second.child.disconnect();
-    expect(await within(second.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
-    expect(readFileSync(cache).equals(made)).toBe(true);
-    expect(first.output.stderr + second.output.stderr).toBe('');
-  });
-
-  it("bounds its heap's growth from within the process, with no V8 flag on its command line (src/launcher/heap-growth.ts)", async () => {
-    // V8 stamps a code cache with a hash of its flags. A preload (a node option, not a V8 flag)
-    // makes one in the running gateway once it has answered; a node with no flag refuses it only
-    // if the gateway changed a V8 flag after its start. A cache made by such a node is taken.
-    const dir = tempDir();
-    const stamped = join(dir, 'stamped.cache');
-    const preload = join(dir, 'stamp.cjs');
-    const probe = "function probe(n) { return n + 1; } probe(1);";
-    writeFileSync(
-      preload,
-      `const { subscribe } = require('node:diagnostics_channel');
-      let done = false;
-      subscribe('http.server.response.finish', () => {
-        if (done) return;
-        done = true;
-        require('node:fs').writeFileSync(${JSON.stringify(stamped)}, new (require('node:vm').Script)(${JSON.stringify(probe)}).createCachedData());
-      });\n`,
-    );
-    const run = startCompiled({ V1_DATABASE: ':memory:' }, dir, COMPILED_MAIN, ['--require', preload]);
-    const url = await readyOverIpc(run);
-    expect((await postGraphQL(url, { query: FIRST_QUERY }, { 'x-service-token': DEMO_ADMIN_KEY })).status).toBe(200);
-    await waitFor(() => existsSync(stamped), 'the probe cache made in the running gateway');
-    run.child.disconnect();
-    expect(await within(run.exited, 15_000, 'exit after the IPC channel closed')).toEqual({ code: 0, signal: null });
-    const refused = (cache: string) =>
-      execFileSync(process.execPath, ['-e', `const vm = require('node:vm'); process.stdout.write(String(new vm.Script(${JSON.stringify(probe)}, { cachedData: require('node:fs').readFileSync(${JSON.stringify(cache)}) }).cachedDataRejected))`], { encoding: 'utf8' });
-    const plain = join(dir, 'plain.cache');
-    execFileSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(plain)}, new (require('node:vm').Script)(${JSON.stringify(probe)}).createCachedData())`]);
-    expect(refused(plain)).toBe('false');
-    expect(refused(stamped)).toBe('true');
-  });
-
-  it("carries the gateway's executor request context in the place of Apollo Server's (scripts/bundle.mjs)", () => {
-    const sources = (JSON.parse(readFileSync(`${COMPILED_BUNDLE}.map`, 'utf8')) as { sources: string[] }).sources;
-    expect(sources.some((source) => source.endsWith('src/gateway/executor/gateway-request-context.ts'))).toBe(true);
-    expect(sources.filter((source) => source.includes('makeGatewayGraphQLRequestContext'))).toEqual([]);
-  });
-
-  it('is ASCII throughout: V8 keeps it in one byte per character, and the launcher takes its bytes as its text (scripts/bundle.mjs)', () => {
-    const bundle = readFileSync(COMPILED_BUNDLE, 'utf8');
-    expect([...bundle].filter((character) => character.codePointAt(0)! > 0x7f)).toEqual([]);
-    // The escapes that take the place of such characters in comments (src/gateway/config.ts has
-    // one beyond Latin-1; a dependency's licence names its author with one within it).
-    expect(bundle).toContain('(`\\u{2026}/api/v1`)');
-    expect(bundle).toContain('Jimmy W\\u{e4}rting');
-  });
-
   it('answers a stream of 1,500 distinct operations in a heap of 128 MB: the caches they fill are bounded', async () => {
     const upstream = await startFaultUpstream(json(200, EMPTY_LIST));
     try {
       // npm start sets no heap cap (V8 sizes the heap from the memory it is given): this one makes
       // a cache that kept what it was given stop the process, out of memory.
-      const run = startCompiled({ UPSTREAM_URL: upstream.url }, tempDir(), COMPILED_MAIN, ['--max-old-space-size=128']);
+      const run = startSupervised({ UPSTREAM_URL: upstream.url }, tempDir(), ['--max-old-space-size=128']);
       const url = await readyOverIpc(run);
       // A page of devices with their statistics: compiled, it holds some 130 KB; 1,500 of them kept
       // would be twice the heap (the gateway used to stop, out of memory, after about 700).
@@ -611,11 +509,11 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
     }
   }, 120_000);
 
-  it('exports its spans over OTLP from the bundle: the tracing SDK, loaded only with an endpoint, works there as from the sources', async () => {
+  it('exports its spans over OTLP: the tracing SDK, loaded only with an endpoint, works in the bundle as from the sources', async () => {
     const receiver = await startOtlpReceiver();
     try {
       // The embedded demo, in memory; spans sent every 100 ms.
-      const run = startCompiled({ V1_DATABASE: ':memory:', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }, tempDir());
+      const run = startSupervised({ V1_DATABASE: ':memory:', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' }, tempDir());
       const url = await readyOverIpc(run);
       const response = await postGraphQL<{ protectionDevices: { totalCount: number } }>(url, { query: FIRST_QUERY }, { 'x-service-token': DEMO_ADMIN_KEY });
       expect(response.status).toBe(200);
@@ -629,4 +527,67 @@ describe('npm start: the compiled build under a supervisor (IPC)', () => {
       await receiver.close();
     }
   }, 60_000);
+});
+
+describe("npm start's build", () => {
+  /** A checkout of its own (tracked files, the installed packages linked): its build is this test's. */
+  function checkout(): string {
+    const dir = tempDir();
+    const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8' })
+      .split('\0')
+      .filter((file) => file !== '' && !file.startsWith('test/') && !file.startsWith('docs/'));
+    for (const file of files) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      copyFileSync(join(REPO, file), join(dir, file));
+    }
+    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+    return dir;
+  }
+
+  /** `npm start` as typed in `dir`, in front of `upstreamUrl`. */
+  function npmStart(dir: string, upstreamUrl: string): Run {
+    const child = spawn('npm', ['start', '--silent'], { cwd: dir, env: commandEnv({ UPSTREAM_URL: upstreamUrl }, dir), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    return track(child);
+  }
+
+  async function stopped(run: Run): Promise<void> {
+    // npm's child is the gateway: the signal goes to the process group npm leads.
+    process.kill(-run.child.pid!, 'SIGTERM');
+    await within(run.exited, 15_000, 'npm start to exit after SIGTERM');
+  }
+
+  it('two starts at once in one checkout build once and both come up; a start after them builds nothing', async () => {
+    const upstream = await startFaultUpstream(json(200, EMPTY_LIST));
+    try {
+      const dir = checkout();
+      const both = [npmStart(dir, upstream.url), npmStart(dir, upstream.url)];
+      const urls = await Promise.all(both.map(async (run) => (await started(run)).url));
+      for (const url of urls) {
+        const answer = await postGraphQL<{ securityFrameworks: { totalCount: number } }>(url, { query: '{ securityFrameworks(organizationId: "1") { totalCount } }' }, { 'x-service-token': 'some-key' });
+        expect(answer.data).toEqual({ securityFrameworks: { totalCount: 0 } });
+      }
+      // The one that took the build's lock says it builds; the other waited for it.
+      const building = both.filter((run) => run.output.stderr.includes('building'));
+      expect(building, both.map((run) => run.output.stderr).join('\n')).toHaveLength(1);
+      await Promise.all(both.map(stopped));
+
+      const bundle = statSync(join(dir, 'dist', 'main.js')).mtimeMs;
+      const again = npmStart(dir, upstream.url);
+      await started(again);
+      expect(again.output.stderr).toBe('');
+      expect(statSync(join(dir, 'dist', 'main.js')).mtimeMs).toBe(bundle);
+      await stopped(again);
+
+      // A changed source is built again before the start.
+      const main = join(dir, 'src', 'main.ts');
+      writeFileSync(main, `${readFileSync(main, 'utf8')}\n`);
+      const changed = npmStart(dir, upstream.url);
+      await started(changed);
+      expect(changed.output.stderr).toContain('building');
+      expect(statSync(join(dir, 'dist', 'main.js')).mtimeMs).toBeGreaterThan(bundle);
+      await stopped(changed);
+    } finally {
+      await upstream.close();
+    }
+  }, 120_000);
 });

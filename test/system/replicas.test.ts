@@ -1,5 +1,5 @@
 // Replicas sharing state through a real Redis (Debian's redis-server on a free port): two gateway
-// processes (src/main.ts, as `npm start` runs it) in front of one reference service, their
+// processes (the bundle, as `npm start` runs it) in front of one reference service, their
 // upstream calls counted at a proxy. Buckets, the response cache and its invalidation, persisted
 // queries and export links are shared; Redis killed, no request fails and each replica serves
 // alone; Redis back, sharing resumes. GATEWAY_WORKERS=2 runs two workers on one port.
@@ -7,22 +7,20 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingProxy, type CountingProxy } from '../helpers/counting-proxy.ts';
 import { DEMO_ADMIN_KEY, postGraphQL, TEST_KEYS } from '../helpers/gateway.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.ts';
 import { startTestV1, type TestV1 } from '../helpers/v1.ts';
+import { BUNDLE, startEnv, startFlags } from '../helpers/start-command.ts';
 import { tailClient, until, type TailClient } from '../helpers/subscriptions.ts';
 import { makeLiveTrafficEntry } from '../../src/v1/seed/generate.ts';
 import { createRng } from '../../src/v1/seed/generate/rng.ts';
 import { insertTraffic } from '../../src/v1/storage/traffic.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const START_TIMEOUT_MS = 30_000;
 
 interface Replica {
@@ -36,9 +34,9 @@ const started: Replica[] = [];
 
 async function startReplica(env: Record<string, string>): Promise<Replica> {
   const output = { stderr: '' };
-  const child = fork(MAIN, [], {
-    execArgv: ['--import', TSX_LOADER],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', LOG_LEVEL: 'warn', ...env },
+  const child = fork(BUNDLE, [], {
+    execArgv: startFlags(),
+    env: { ...startEnv(), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   child.stdout!.resume();

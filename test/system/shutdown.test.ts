@@ -1,17 +1,14 @@
-// SIGTERM under load: the command (src/main.ts, in front of an upstream of this test that takes
+// SIGTERM under load: the command (the bundle npm start runs, in front of an upstream of this test that takes
 // 5 to 60 ms per create) stops while 50 clients keep creating frameworks over kept-alive
 // connections. Every create the upstream received, and so stored, must have reached its client as
 // an answer: a request the stopping gateway did not start is answered 503 SHUTTING_DOWN (or finds
 // its connection closed before it was read), never executed and then cut.
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.ts';
+import { BUNDLE, startEnv, startFlags } from '../helpers/start-command.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const CONCURRENCY = 50;
 const TITLE = 'shutdown-under-load';
 const CREATE = `mutation($title: String!) { createSecurityFramework(organizationId: "1", input: { title: $title, controls: [] }) { id } }`;
@@ -42,8 +39,8 @@ afterAll(async () => {
 
 describe('SIGTERM under a load of creates', () => {
   it('every create v1 stored was answered to its client; the command exits 0', async () => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', UPSTREAM_URL: upstream.url },
+    const child = spawn(process.execPath, [...startFlags(), BUNDLE], {
+      env: { ...startEnv(), PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', UPSTREAM_URL: upstream.url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
