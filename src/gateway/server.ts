@@ -23,7 +23,7 @@ import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
 import { ShutdownGate } from './http/shutdown-gate.ts';
 import { limitOptions } from './limits/index.ts';
-import { throttleFor } from './limits/throttle/index.ts';
+import { throttleFor } from './throttling/index.ts';
 import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
@@ -71,7 +71,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
-  const throttled = throttleFor<GatewayContext>(options.rateLimit, shared.buckets);
+  const throttled = throttleFor<GatewayContext>(options.rateLimit, shared.redis);
   const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;

@@ -11,7 +11,7 @@ import { ALONE } from '../domains/protection-devices/tail/coordination.ts';
 /** Each replica alone: its own memory. */
 const LOCAL: SharedState = {
   redisState: undefined,
-  buckets: () => undefined,
+  redis: undefined,
   exportLinks: () => new MemoryExportLinks(),
   persistedQueries: (local) => local,
   trustedDocuments: undefined,

@@ -3,7 +3,6 @@
 // set: a gateway without it never loads the Redis client.
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { RedisBuckets } from './buckets.ts';
 import { SharedPersistedQueries, SharedTrustedDocuments } from './documents.ts';
 import { RedisExportLinks } from './export-links.ts';
 import { SharedRedis } from './redis.ts';
@@ -30,7 +29,7 @@ export async function redisSharedState(redisUrl: string, logger: Logger, registr
     get redisState() {
       return redis.state;
     },
-    buckets: (settings) => new RedisBuckets(redis, settings),
+    redis,
     exportLinks: () => new RedisExportLinks(redis),
     persistedQueries: (local) => new SharedPersistedQueries(redis, local),
     trustedDocuments: (own) => {

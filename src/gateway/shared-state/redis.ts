@@ -28,6 +28,8 @@ export class SharedRedis {
   #state: RedisState = 'unreachable';
   #everConnected = false;
   readonly #options: SharedRedisOptions;
+  readonly #onReturn: (() => Promise<unknown>)[] = [];
+  readonly #onClose: (() => void)[] = [];
 
   constructor(options: SharedRedisOptions) {
     this.#options = options;
@@ -84,7 +86,21 @@ export class SharedRedis {
     if (!this.connected) this.#options.logger.warn('Redis (REDIS_URL) does not answer: serving with this replica\'s local state until it does');
   }
 
+  /**
+   * What a store must redo each time Redis comes back (share what it holds, replay what it did
+   * alone meanwhile): the stores are the features' own, and register here as they are made.
+   */
+  whenBack(redo: () => Promise<unknown>): void {
+    this.#onReturn.push(redo);
+  }
+
+  /** What a store must end before the connection closes (a connection of its own, as pub/sub needs). */
+  whenClosing(close: () => void): void {
+    this.#onClose.push(close);
+  }
+
   async close(): Promise<void> {
+    for (const close of this.#onClose) close();
     this.client.disconnect();
   }
 
@@ -96,6 +112,7 @@ export class SharedRedis {
     if (state === 'connected') {
       if (this.#everConnected) {
         logger.info('Redis (REDIS_URL) is reachable again: state is shared across replicas again');
+        for (const redo of this.#onReturn) void redo().catch(() => {});
         this.#options.onReconnect?.();
       }
       this.#everConnected = true;

@@ -2,16 +2,19 @@
 // start, one interface for both (index.ts makes them).
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { ExportLinkStore } from '../exports/links.ts';
-import type { BucketSettings, BucketStore } from '../limits/throttle/buckets.ts';
 import type { CacheEvent, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
 import type { MemoryTrustedDocuments, TrustedDocumentStore } from '../trusted-documents/manifest.ts';
-import type { RedisState } from './redis.ts';
+import type { RedisState, SharedRedis } from './redis.ts';
 import type { TailCoordinator } from '../domains/protection-devices/tail/coordination.ts';
 
 export interface SharedState {
   /** `connected` or `unreachable` with Redis; undefined without REDIS_URL. */
   readonly redisState: RedisState | undefined;
-  buckets(settings: BucketSettings): BucketStore | undefined;
+  /**
+   * The connection replicas share state through; undefined without REDIS_URL, when each feature
+   * keeps its own state in this process. Each feature makes its store from it.
+   */
+  readonly redis: SharedRedis | undefined;
   exportLinks(): ExportLinkStore;
   persistedQueries(local: KeyValueCache<string>): KeyValueCache<string>;
   trustedDocuments: ((own: MemoryTrustedDocuments) => TrustedDocumentStore) | undefined;

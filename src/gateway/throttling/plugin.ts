@@ -4,11 +4,11 @@
 // settled to the calls the operation actually made, and `extensions.cost.throttle` shows it.
 // Keys are known here only by a hash: never the key itself as a bucket name, log field or label.
 import { HeaderMap, type ApolloServerPlugin, type BaseContext, type GraphQLRequest } from '@apollo/server';
-import { ErrorCode, GatewayError } from '../../errors.ts';
-import type { RequestObservation } from '../../observability/observation.ts';
+import { ErrorCode, GatewayError } from '../errors.ts';
+import type { RequestObservation } from '../observability/observation.ts';
 import type { BucketSettings, BucketStore } from './buckets.ts';
 import { callEstimates } from './call-estimate.ts';
-import { keyHash } from '../../key-hash.ts';
+import { keyHash } from '../key-hash.ts';
 
 export interface ThrottleStatus {
   limit: number;

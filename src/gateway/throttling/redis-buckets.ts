@@ -2,9 +2,8 @@
 // settlement one atomic script (refill, then take or give back) timed by Redis's own clock, so
 // replicas whose clocks differ still agree. While Redis is unreachable, each replica throttles
 // with its own buckets (MemoryBuckets): a key may then get up to one bucket per replica.
-import type { BucketSettings, BucketStore, Reservation } from '../limits/throttle/buckets.ts';
-import { MemoryBuckets } from '../limits/throttle/buckets.ts';
-import type { SharedRedis } from './redis.ts';
+import { MemoryBuckets, type BucketSettings, type BucketStore, type Reservation } from './buckets.ts';
+import type { SharedRedis } from '../shared-state/redis.ts';
 
 const PREFIX = 'gw:bucket:';
 

@@ -5,8 +5,8 @@
 // bucket is charged what the operation actually made.
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { getNamedType, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../../connections/connection.ts';
-import { estimateMemo } from '../estimate-memo.ts';
+import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
+import { estimateMemo } from '../limits/estimate-memo.ts';
 
 /** Calls of the root fields that make more than one. */
 const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3 };
