@@ -1,11 +1,13 @@
-// The run's figures for a person: a table on the terminal, results.json, and results.html
-// (self-contained: inline SVG charts, no script).
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The run's figures for a person: a table on the terminal, results.json, results.html
+// (self-contained: inline SVG charts, no script), and after a full run the table of
+// docs/benchmark.md.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { EXPORT_FORMATS } from './reference-figures.ts';
-import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type TargetName } from './results.ts';
+import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type TargetCheck, type TargetName } from './results.ts';
 import { MEMORY_LIMIT_MB } from './targets.ts';
-import { warmUpSetting } from './settings.ts';
+import { readSettings, warmUpSetting } from './settings.ts';
 
 const f = (value: number | null | undefined, digits = 1): string =>
   value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
@@ -329,4 +331,150 @@ export function writeReports(results: BenchResults, text: string, dir: string): 
   writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(html, htmlReport(results, text));
   return { json, html };
+}
+
+// --- docs/benchmark.md ----------------------------------------------------------------------------
+// The document's figures are the last full run's: after one, what lies between its two markers is
+// replaced by this run's table. A run with any knob changed (a quick look at two shapes, the smoke
+// test's tiny database) leaves it alone, so that it never shows figures taken otherwise than its
+// method says.
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const BENCHMARK_DOC = join(REPO, 'docs', 'benchmark.md');
+export const TABLE_START = '<!-- bench:table:start -->';
+export const TABLE_END = '<!-- bench:table:end -->';
+/** How the document's figures are taken: the command, every knob at its default. */
+const COMMAND = 'npm run bench';
+
+/** The knobs a full run leaves at their defaults, by the variables that set them. */
+const FULL_RUN_KNOBS: Readonly<Record<string, keyof BenchResults['settings']>> = {
+  BENCH_DURATION: 'durationS',
+  BENCH_WARMUP: 'warmupS',
+  BENCH_WARMUP_MAX: 'warmupMaxS',
+  BENCH_ROUNDS: 'rounds',
+  BENCH_CONNECTIONS: 'connections',
+  BENCH_SHAPES: 'shapes',
+  BENCH_SOAK_ROUNDS: 'soakRounds',
+  'BENCH_DEVICES/TRAFFIC/HOT_TRAFFIC': 'seed',
+  BENCH_GATEWAY_LOG_LEVEL: 'gatewayLogLevel',
+  BENCH_GATEWAY_LOG_FILE: 'gatewayLogFile',
+  BENCH_GATEWAY_PROFILE: 'gatewayProfile',
+  BENCH_GATEWAY_NODE_FLAGS: 'gatewayNodeFlags',
+  BENCH_SEARCHES: 'searches',
+  BENCH_REFERENCE: 'reference',
+  BENCH_EXPORT: 'export',
+  BENCH_TAIL: 'tail',
+  BENCH_PRODUCTION: 'production',
+  BENCH_REPLICAS: 'replicas',
+  BENCH_STARTUP: 'startup',
+};
+
+/** The knobs this run set away from their defaults, by variable: none for a full run. */
+export function changedKnobs(settings: BenchResults['settings']): string[] {
+  const defaults = readSettings({});
+  return Object.entries(FULL_RUN_KNOBS)
+    .filter(([, field]) => JSON.stringify(settings[field]) !== JSON.stringify(defaults[field]))
+    .map(([name]) => name);
+}
+
+const whole = (value: number | null | undefined): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? '–' : Math.round(value).toLocaleString('en-US');
+
+const both = (a: string, b: string): string => (a === '–' && b === '–' ? '–' : `${a} / ${b}`);
+
+/** A check's verdict, and its bound as its name states it (`>= 0.5`, `<= 250`), for the table. */
+function verdict(check: TargetCheck | undefined): { target: string; met: string } {
+  if (!check) return { target: '', met: '' };
+  const bound = /(>=|<=) ([\d.,]+)/.exec(check.name);
+  return { target: bound ? `${bound[1] === '>=' ? '≥' : '≤'} ${bound[2]}` : '', met: check.met ? 'met' : '**not met**' };
+}
+
+/** The markdown between the markers: the run's date and command, one table, the other targets. */
+export function benchmarkTable(results: BenchResults): string {
+  // Each check is shown once: those the table shows are taken out, the rest listed under it.
+  const rest = [...results.checks];
+  const take = (match: (name: string) => boolean): TargetCheck | undefined => {
+    const index = rest.findIndex((check) => match(check.name));
+    return index < 0 ? undefined : rest.splice(index, 1)[0];
+  };
+  const { cpus, node, platform, loadAtStart, loadAtEnd } = results.machine;
+  const minutes = (Date.parse(results.finishedAt) - Date.parse(results.startedAt)) / 60_000;
+  const met = results.checks.filter((check) => check.met).length;
+  const rows: string[] = [
+    '| Measure | Gateway | Pass-through | Direct v1 | Gateway / pass-through | Target | |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const row = (cells: string[]) => rows.push(`| ${cells.join(' | ')} |`);
+  for (const shape of results.shapes) {
+    const { gateway, passthrough, direct } = shape.targets;
+    const label = `${shape.id} ${shape.name}`;
+    const rps = verdict(take((name) => name.startsWith(`shape ${shape.id} (`) && name.includes('gateway rps')));
+    row([`${label}: requests/s`, whole(gateway.load.rps), whole(passthrough.load.rps), whole(direct.load.rps), f(shape.ratios.rpsGatewayToPassthrough, 2), rps.target, rps.met]);
+    const p50 = verdict(take((name) => name.startsWith(`shape ${shape.id} (`) && name.includes('gateway p50')));
+    const latency = (t: (typeof shape.targets)[TargetName]) => both(f(t.load.latencyMs.p50), f(t.load.latencyMs.p99));
+    row([
+      `${label}: latency p50 / p99, ms`,
+      latency(gateway),
+      latency(passthrough),
+      latency(direct),
+      both(f(shape.ratios.p50GatewayToPassthrough, 2), f(shape.ratios.p99GatewayToPassthrough, 2)),
+      p50.target && `p50 ${p50.target}`,
+      p50.met,
+    ]);
+    const cpuRatio = gateway.cpuMsPerRequest !== null && passthrough.cpuMsPerRequest ? gateway.cpuMsPerRequest / passthrough.cpuMsPerRequest : null;
+    row([`${label}: CPU per request, ms`, f(gateway.cpuMsPerRequest, 3), f(passthrough.cpuMsPerRequest, 3), '–', f(cpuRatio, 2), '', '']);
+  }
+  const m = results.memory;
+  const peak = verdict(take((name) => name.startsWith('gateway memory <=')));
+  row(['gateway peak RSS under the GraphQL load, MB', f(m.gatewayLoadPeakMB), '', '', '', peak.target, peak.met]);
+  const flat = verdict(take((name) => name.startsWith('gateway memory flat')));
+  row([
+    `gateway mean RSS a round of sustained mixed load, MB`,
+    m.soak.rounds.length ? m.soak.rounds.map((round) => f(round.meanMB)).join(', ') : 'not measured',
+    '',
+    '',
+    '',
+    'flat',
+    flat.met,
+  ]);
+  row(['gateway peak RSS over the whole run (tail and exports too), MB', f(m.gatewayPeakMB), '', '', '', '', '']);
+  const start = results.startup;
+  if (start) {
+    const startup = verdict(take((name) => name.startsWith('start to first answered query')));
+    const figure =
+      'error' in start
+        ? `not measured (${start.error})`
+        : `${f(start.medianMs, 0)} (${f(Math.min(...start.startsMs), 0)} to ${f(Math.max(...start.startsMs), 0)})`;
+    const starts = 'error' in start ? '' : ` of ${start.startsMs.length}`;
+    row([`start to first answered query, median${starts}, ms`, figure, '', '', '', startup.target, startup.met]);
+  }
+  return [
+    `Recorded ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC by \`${COMMAND}\` (every knob at its default; ` +
+      `${f(minutes, 0)} min) on ${cpus} CPUs, Node ${node}, ${platform}; load average ${f(loadAtStart, 2)} at the start, ` +
+      `${f(loadAtEnd, 2)} at the end. **${met} of ${results.checks.length} targets met.**`,
+    '',
+    ...rows,
+    '',
+    'The other targets of the run:',
+    '',
+    ...rest.map((check) => `- ${check.met ? 'met' : '**not met**'}: ${check.name}: ${check.detail}`),
+  ].join('\n');
+}
+
+/** After a full run, replaces the table of docs/benchmark.md; says in one line what it did. */
+export function updateBenchmarkDoc(results: BenchResults, path = BENCHMARK_DOC): string {
+  const shown = relative(REPO, path);
+  const changed = changedKnobs(results.settings);
+  if (changed.length > 0) return `${shown} left as it is: it holds a full run's figures, and this run set ${changed.join(', ')}`;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return `${shown} not found: no table rewritten`;
+  }
+  const start = text.indexOf(TABLE_START);
+  const end = text.indexOf(TABLE_END);
+  if (start < 0 || end < start) return `${shown} has no ${TABLE_START} … ${TABLE_END}: no table rewritten`;
+  writeFileSync(path, `${text.slice(0, start + TABLE_START.length)}\n${benchmarkTable(results)}\n${text.slice(end)}`);
+  return `Rewrote the figures of ${shown}`;
 }

@@ -14,7 +14,7 @@ import type { V1Framework } from './mapping.ts';
 import { benchShape, soak, VerificationFailure } from './measure.ts';
 import { memory, MemorySampler } from './proc.ts';
 import { measureReferenceFigures } from './reference-figures.ts';
-import { textReport, writeReports } from './report.ts';
+import { textReport, updateBenchmarkDoc, writeReports } from './report.ts';
 import type { BenchResults, ShapeResult } from './results.ts';
 import { isSettingError, readSettings, warmUpSetting, type BenchSettings } from './settings.ts';
 import { buildShapes, type Shape } from './shapes.ts';
@@ -234,6 +234,7 @@ async function main(): Promise<void> {
     log(`\n${text}`);
     const files = writeReports(report, text, settings.dir);
     log(`\nWrote ${files.json} and ${files.html}`);
+    log(updateBenchmarkDoc(report));
     if (settings.gatewayProfile) log(`The gateway's CPU profile goes to ${join(settings.dir, 'profiles')} when it stops (open it in Chrome DevTools).`);
   } finally {
     await stack.directPool.close();
