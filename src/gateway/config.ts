@@ -1,6 +1,6 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
 // whose message is one line naming the setting, so the command can print it and stop.
-import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './domains/protection-devices/tail/settings.ts';
+import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';

@@ -4,7 +4,7 @@
 import type { GatewayConfig } from './config.ts';
 import { createLoaders, type Loaders } from './domains/loaders.ts';
 import { ControlIds } from './domains/security-frameworks/control-id.ts';
-import type { TailHub } from './domains/protection-devices/tail/hub.ts';
+import type { TailHub } from './live-tail/hub.ts';
 import type { ExportLinkStore } from './exports/links.ts';
 import { CallBudget } from './limits/call-budget.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';

@@ -28,7 +28,7 @@ import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
-import { TailHub } from './domains/protection-devices/tail/hub.ts';
+import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { exportRoute } from './exports/download.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
@@ -88,11 +88,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
   // metrics), each call with the key of a subscriber that currently may read the device.
-  const tail = new TailHub({
+  const tail = liveTail({
     settings: options.tail,
     client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
-    onPoll: (outcome, delivered) => metrics.tail.countPoll(outcome, delivered),
-    coordinator: shared.tailCoordinator(options.tail.pollIntervalMs),
+    registry: metrics.registry,
+    redis: shared.redis,
   });
   const exportLinks = { store: shared.exportLinks(), ttlMs: options.exportLinkTtlMs };
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
@@ -162,9 +162,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     originOf,
     formatError,
     logger,
-    metrics: metrics.tail,
+    registry: metrics.registry,
   });
-  metrics.tail.watch(() => ({ connections: subscriptions.connections, subscriptions: tail.subscriptions, pollers: tail.pollers }));
 
   // GraphiQL's files, when it is the landing page.
   const graphiql = options.landingPage && options.landingPageKind === 'graphiql' ? graphiqlAssets() : undefined;

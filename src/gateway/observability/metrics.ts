@@ -1,9 +1,9 @@
 // Prometheus metrics of one gateway: its own registry (several gateways may run in one process,
-// as in the tests), the operation and upstream series, and the process's default metrics.
+// as in the tests), the operation and upstream series, and the process's default metrics. Each
+// feature defines its own metrics, in its folder, on this registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallRecord } from '../upstream/call-types.ts';
 import { ExportMetrics } from './export-metrics.ts';
-import { TailMetrics } from './tail-metrics.ts';
 
 /** `upstream_circuit_state` values. */
 export const CircuitState = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -20,7 +20,6 @@ export class GatewayMetrics {
   readonly upstreamDuration: Histogram<'route' | 'status'>;
   readonly upstreamRetries: Counter<'route'>;
   readonly circuitState: Gauge<'upstream'>;
-  readonly tail: TailMetrics;
   readonly exports: ExportMetrics;
   readonly #operationNames = new Set<string>();
 
@@ -51,7 +50,6 @@ export class GatewayMetrics {
       labelNames: ['upstream'],
       registers,
     });
-    this.tail = new TailMetrics(registers);
     this.exports = new ExportMetrics(registers);
     collectDefaultMetrics({ register: this.registry });
   }

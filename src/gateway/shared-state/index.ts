@@ -6,7 +6,6 @@ import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { MemoryExportLinks } from '../exports/links.ts';
 import type { SharedState } from './shared-state.ts';
-import { ALONE } from '../domains/protection-devices/tail/coordination.ts';
 
 /** Each replica alone: its own memory. */
 const LOCAL: SharedState = {
@@ -16,7 +15,6 @@ const LOCAL: SharedState = {
   persistedQueries: (local) => local,
   trustedDocuments: undefined,
   responseCache: (local) => local,
-  tailCoordinator: () => ALONE,
   close: async () => {},
 };
 

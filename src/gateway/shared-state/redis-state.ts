@@ -7,14 +7,12 @@ import { SharedPersistedQueries, SharedTrustedDocuments } from './documents.ts';
 import { RedisExportLinks } from './export-links.ts';
 import { SharedRedis } from './redis.ts';
 import { SharedResponseCache } from './response-cache.ts';
-import { RedisTailCoordinator } from './tail-leases.ts';
 import type { SharedState } from './shared-state.ts';
 
 export async function redisSharedState(redisUrl: string, logger: Logger, registry: Registry): Promise<SharedState> {
   const connected = new Gauge({ name: 'redis_connected', help: 'Whether the shared state (REDIS_URL) is reachable: 1, or 0 while each replica uses its local state', registers: [registry] });
   // What must be redone when Redis returns: invalidations made without it, documents to share.
   const onReturn: (() => Promise<void>)[] = [];
-  const closing: (() => void)[] = [];
   const redis = new SharedRedis({
     url: redisUrl,
     logger,
@@ -43,15 +41,6 @@ export async function redisSharedState(redisUrl: string, logger: Logger, registr
       onReturn.push(() => shared.replay());
       return shared;
     },
-    tailCoordinator: (pollIntervalMs) => {
-      // A dead holder's pollers are taken over within three of its polls (at least 3 s).
-      const coordinator = new RedisTailCoordinator(redis, Math.max(3_000, pollIntervalMs * 3));
-      closing.push(() => coordinator.close());
-      return coordinator;
-    },
-    close: async () => {
-      for (const close of closing) close();
-      await redis.close();
-    },
+    close: () => redis.close(),
   };
 }

@@ -5,7 +5,6 @@ import type { ExportLinkStore } from '../exports/links.ts';
 import type { CacheEvent, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
 import type { MemoryTrustedDocuments, TrustedDocumentStore } from '../trusted-documents/manifest.ts';
 import type { RedisState, SharedRedis } from './redis.ts';
-import type { TailCoordinator } from '../domains/protection-devices/tail/coordination.ts';
 
 export interface SharedState {
   /** `connected` or `unreachable` with Redis; undefined without REDIS_URL. */
@@ -19,7 +18,5 @@ export interface SharedState {
   persistedQueries(local: KeyValueCache<string>): KeyValueCache<string>;
   trustedDocuments: ((own: MemoryTrustedDocuments) => TrustedDocumentStore) | undefined;
   responseCache(local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void): ResponseCacheStore;
-  /** Which replica polls each traffic tail; `pollIntervalMs` sizes the lease. */
-  tailCoordinator(pollIntervalMs: number): TailCoordinator;
   close(): Promise<void>;
 }

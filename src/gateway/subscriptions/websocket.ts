@@ -1,7 +1,9 @@
 // Subscriptions over WebSocket: graphql-ws (the graphql-transport-ws protocol) on the gateway's
 // HTTP server at the GraphQL path, beside Apollo Server, as Apollo's subscription guide sets it
 // up. Each connection carries one API key (from `connection_init`); each subscription runs with a
-// context of its own, like an HTTP request's, that is cancelled when the subscription ends.
+// context of its own, like an HTTP request's, that is cancelled when the subscription ends. The
+// transport knows no subscription field: the schema's resolvers are what a subscription runs.
+// `graphql_ws_connections` counts the connections open.
 import { randomUUID } from 'node:crypto';
 import { keyHash as hashOfKey } from '../key-hash.ts';
 import type { IncomingMessage, Server } from 'node:http';
@@ -10,29 +12,38 @@ import { subscribe, type ExecutionResult, type GraphQLError, type GraphQLFormatt
 import { CloseCode, type Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
-import type { ContextInput, GatewayContext } from '../context.ts';
 import { ErrorCode, GatewayError } from '../errors.ts';
 import type { FormatError } from '../format-error.ts';
-import type { TailMetrics } from '../observability/tail-metrics.ts';
 import { keyFromConnectionParams } from './connection-key.ts';
 import { checkSubscription, type OperationRules, type SubscribeRequest } from './operation-check.ts';
 
 /** How long a shutdown waits for subscriptions to send their `complete` before closing sockets. */
 const COMPLETE_GRACE_MS = 2000;
 
-export interface SubscriptionServerOptions {
+/** What a subscription's context is made from: its connection's key, its own id and signal. */
+export interface SubscriptionContextInput {
+  requestId: string;
+  apiKey: string;
+  /** Aborted when the subscription ends. */
+  signal: AbortSignal;
+  origin: string;
+}
+
+export interface SubscriptionServerOptions<TContext> {
   httpServer: Server;
   path: string;
   rules: OperationRules;
   maxPayloadBytes: number;
   maxSubscriptionsPerConnection: number;
   maxConnectionsPerKey: number;
-  createContext(input: ContextInput): GatewayContext;
+  createContext(input: SubscriptionContextInput): TContext;
   originOf(req: IncomingMessage): string;
   formatError: FormatError;
   logger: Logger;
-  metrics: TailMetrics;
+  /** Where `graphql_ws_connections` is registered: the gateway's /metrics. */
+  registry: Registry;
 }
 
 export interface SubscriptionServer {
@@ -50,7 +61,7 @@ interface Connection {
   subscribed: number;
 }
 
-export function startSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
+export function startSubscriptionServer<TContext>(options: SubscriptionServerOptions<TContext>): SubscriptionServer {
   const { logger } = options;
   // Upgrades are taken from the HTTP server here rather than by `ws` itself (its `server` option):
   // `ws` would also take the server's own errors (a port in use at start) as its own.
@@ -67,6 +78,14 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
   const perKey = new Map<string, number>();
   let activeSubscriptions = 0;
   let onIdle: (() => void) | undefined;
+  new Gauge({
+    name: 'graphql_ws_connections',
+    help: 'Open GraphQL WebSocket connections (acknowledged)',
+    registers: [options.registry],
+    collect() {
+      this.set(connections.size);
+    },
+  });
 
   const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => options.formatError(error.toJSON(), error));
 

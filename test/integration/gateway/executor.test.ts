@@ -12,7 +12,7 @@ import type { GatewayContext } from '../../../src/gateway/context.ts';
 import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from '../../../src/gateway/executor/cache.ts';
 import { jitExecutor } from '../../../src/gateway/executor/executor.ts';
 import { contextFactory } from '../../../src/gateway/context.ts';
-import { TailHub } from '../../../src/gateway/domains/protection-devices/tail/hub.ts';
+import { TailHub } from '../../../src/gateway/live-tail/hub.ts';
 import { MemoryExportLinks } from '../../../src/gateway/exports/links.ts';
 import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { buildSchema } from '../../../src/gateway/domains/index.ts';

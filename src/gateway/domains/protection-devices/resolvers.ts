@@ -10,7 +10,7 @@ import { chartBuckets, webStats } from '../common/statistics.ts';
 import { normalisedSet, wireOrder } from './list-arguments.ts';
 import { trafficConnection } from './traffic.ts';
 import { createTrafficExport } from './traffic-export.ts';
-import { trafficLogEntryAdded } from './tail/subscription.ts';
+import { trafficLogEntryAdded } from './traffic-tail.ts';
 
 // v1's `order` field for each order of the schema: keyed by the generated enums, so a value added
 // to the schema fails to compile until it is mapped here.

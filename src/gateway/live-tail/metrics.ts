@@ -1,34 +1,25 @@
-// The live traffic tail as the operator sees it: WebSocket connections, subscriptions and
-// pollers now, and what the pollers have done.
+// The live traffic tail as the operator sees it: subscriptions and pollers now, and what the
+// pollers have done. Registered on the registry the gateway gives it (its /metrics).
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 const OUTCOME = /^(ok|followed|[A-Z][A-Z_]{0,63})$/;
 
 /** What the gauges read when scraped. */
 export interface TailCounts {
-  connections: number;
   subscriptions: number;
   pollers: number;
 }
 
 export class TailMetrics {
-  readonly connections: Gauge;
   readonly subscriptions: Gauge;
   readonly pollers: Gauge;
   readonly polls: Counter<'outcome'>;
   readonly delivered: Counter;
-  #source: () => TailCounts = () => ({ connections: 0, subscriptions: 0, pollers: 0 });
+  #source: () => TailCounts = () => ({ subscriptions: 0, pollers: 0 });
 
-  constructor(registers: Registry[]) {
+  constructor(registry: Registry) {
+    const registers = [registry];
     const source = () => this.#source();
-    this.connections = new Gauge({
-      name: 'graphql_ws_connections',
-      help: 'Open GraphQL WebSocket connections (acknowledged)',
-      registers,
-      collect() {
-        this.set(source().connections);
-      },
-    });
     this.subscriptions = new Gauge({
       name: 'traffic_tail_subscriptions',
       help: 'Active traffic log subscriptions',
@@ -54,7 +45,7 @@ export class TailMetrics {
     this.delivered = new Counter({ name: 'traffic_tail_entries_delivered_total', help: 'Traffic log entries handed to subscriptions', registers });
   }
 
-  /** Where the gauges read their values: the gateway's tail hub and WebSocket server. */
+  /** Where the gauges read their values: the gateway's tail hub. */
   watch(source: () => TailCounts): void {
     this.#source = source;
   }

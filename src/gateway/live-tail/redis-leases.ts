@@ -1,12 +1,13 @@
-// The traffic tail across replicas: a lease per poller in Redis (held by the replica that polls,
+// The live tail across replicas: a lease per poller in Redis (held by the replica that polls,
 // renewed at each poll, gone a few seconds after its holder dies so that another replica with
 // subscribers takes over), and pub/sub for what the holder reads. While Redis is unreachable,
 // every replica polls for its own subscribers (leading alone).
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { TailCoordinator, TailMessage } from '../domains/protection-devices/tail/coordination.ts';
 import { keyHash } from '../key-hash.ts';
-import type { SharedRedis } from './redis.ts';
+import type { SharedRedis } from '../shared-state/redis.ts';
+import type { TailCoordinator, TailMessage } from './coordination.ts';
+import type { TailEntry } from './source.ts';
 
 const LEASE = 'gw:tail:lease:';
 const CHANNEL = 'gw:tail:entries:';
@@ -76,25 +77,27 @@ export class RedisTailCoordinator implements TailCoordinator {
     );
   }
 
-  publish(key: string, message: TailMessage): void {
+  publish<E extends TailEntry>(key: string, message: TailMessage<E>): void {
     void this.redis.run(
       (client) => client.publish(CHANNEL + named(key), JSON.stringify(message)),
       () => 0,
     );
   }
 
-  follow(key: string, onMessage: (message: TailMessage) => void): () => void {
+  follow<E extends TailEntry>(key: string, onMessage: (message: TailMessage<E>) => void): () => void {
     const channel = CHANNEL + named(key);
+    // What is published under a key is its source's: the entries heard are that source's type.
+    const listener = onMessage as (message: TailMessage) => void;
     let listeners = this.#listeners.get(channel);
     if (listeners === undefined) {
       listeners = new Set();
       this.#listeners.set(channel, listeners);
       void this.#subscriber.subscribe(channel).catch(() => {});
     }
-    listeners.add(onMessage);
+    listeners.add(listener);
     return () => {
       const current = this.#listeners.get(channel);
-      if (current === undefined || !current.delete(onMessage) || current.size > 0) return;
+      if (current === undefined || !current.delete(listener) || current.size > 0) return;
       this.#listeners.delete(channel);
       void this.#subscriber.unsubscribe(channel).catch(() => {});
     };

@@ -5,17 +5,17 @@
 // for it without end. A burst into a drained queue is taken whole (a poll reads at most
 // MAX_CATCH_UP), and its entries are the poller's, shared by every subscriber's queue.
 import type { GraphQLError } from 'graphql';
-import type { WireTrafficLogEntry } from '../wire.ts';
 import { tailGap } from './errors.ts';
+import type { TailEntry } from './source.ts';
 
 /** What the subscription's source yields: an entry, or the error that ends it. */
-export type TailEvent = { entry: WireTrafficLogEntry } | { error: GraphQLError };
+export type TailEvent<E extends TailEntry = TailEntry> = { entry: E } | { error: GraphQLError };
 
-export class EntryFeed implements AsyncIterableIterator<TailEvent> {
+export class EntryFeed<E extends TailEntry = TailEntry> implements AsyncIterableIterator<TailEvent<E>> {
   /** The id of the newest entry queued: only newer ones are taken, so none is sent twice. */
   #cursor: number;
-  #queue: TailEvent[] = [];
-  #waiting: ((result: IteratorResult<TailEvent>) => void) | undefined;
+  #queue: TailEvent<E>[] = [];
+  #waiting: ((result: IteratorResult<TailEvent<E>>) => void) | undefined;
   #ending = false;
   #done = false;
 
@@ -37,7 +37,7 @@ export class EntryFeed implements AsyncIterableIterator<TailEvent> {
   }
 
   /** Entries in ascending id order; those not newer than the cursor are skipped. Returns how many were taken. */
-  push(entries: readonly WireTrafficLogEntry[]): number {
+  push(entries: readonly E[]): number {
     if (this.ended) return 0;
     if (this.#queue.length >= this.maxQueued) {
       this.fail(tailGap(`This subscription fell more than ${this.maxQueued} entries behind its client; subscribe again with afterId set to the id of the last entry received.`));
@@ -69,7 +69,7 @@ export class EntryFeed implements AsyncIterableIterator<TailEvent> {
     if (this.#queue.length === 0) this.#close();
   }
 
-  next(): Promise<IteratorResult<TailEvent>> {
+  next(): Promise<IteratorResult<TailEvent<E>>> {
     const event = this.#queue.shift();
     if (event !== undefined) {
       if ('error' in event) this.#close();
@@ -85,7 +85,7 @@ export class EntryFeed implements AsyncIterableIterator<TailEvent> {
   }
 
   /** The client completed the subscription, or its connection closed. */
-  return(): Promise<IteratorResult<TailEvent>> {
+  return(): Promise<IteratorResult<TailEvent<E>>> {
     if (!this.#ending) {
       this.#ending = true;
       this.onEnd();
@@ -98,7 +98,7 @@ export class EntryFeed implements AsyncIterableIterator<TailEvent> {
     return this;
   }
 
-  #deliver(event: TailEvent): void {
+  #deliver(event: TailEvent<E>): void {
     const waiting = this.#waiting;
     if (waiting) {
       this.#waiting = undefined;

@@ -1,20 +1,20 @@
-// One poller per (device, filter): it reads the device's newest entries every interval with the
-// key of a subscriber that currently may read the device, and hands each subscriber the entries
-// newer than what it already has. However many subscribe, the upstream sees one reader.
+// One poller per log (a device's, under one filter): it reads the newest entries every interval
+// with the key of a subscriber that currently may read the log, and hands each subscriber the
+// entries newer than what it already has. However many subscribe, the upstream sees one reader.
 import type { GraphQLError } from 'graphql';
-import { ErrorCode, GatewayError, isCancelled } from '../../../errors.ts';
-import type { UpstreamClient } from '../../../upstream/client.ts';
+import { ErrorCode, GatewayError, isCancelled } from '../errors.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
 import { tailGap } from './errors.ts';
 import type { EntryFeed } from './feed.ts';
-import { readNewest, type TailFilter } from './read-newest.ts';
+import { readNewest } from './read-newest.ts';
 import { CATCH_UP_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, MIN_FIRST_PAGE, type TailSettings } from './settings.ts';
 import type { TailCoordinator, TailMessage } from './coordination.ts';
-import type { WireTrafficLogEntry } from '../wire.ts';
+import type { TailEntry, TailSource } from './source.ts';
 
-export interface Subscriber {
-  readonly feed: EntryFeed;
+export interface Subscriber<E extends TailEntry = TailEntry> {
+  readonly feed: EntryFeed<E>;
   readonly apiKey: string;
-  /** When a call with this subscriber's own key last showed it may read the device. */
+  /** When a call with this subscriber's own key last showed it may read the log. */
   checkedAt: number;
   /** A recheck of its key is under way. */
   checking?: boolean;
@@ -24,26 +24,22 @@ export interface PollerDeps {
   settings: TailSettings;
   /** An upstream client acting with this key, cancelled by the signal. */
   client(apiKey: string, signal: AbortSignal): UpstreamClient;
-  /** Shows, with this key, that it may still read the device (throws the upstream's error if not). */
-  check(client: UpstreamClient): Promise<unknown>;
   onPoll(outcome: string, delivered: number): void;
   /** The last subscriber left: the poller has stopped. */
   onIdle(): void;
   /** Whether this replica polls, and how it hears the replica that does. */
   coordinator: TailCoordinator;
-  /** The poller's name among replicas: its device and normalised filter. */
-  key: string;
 }
 
-/** Errors that say the key may not read the device: its subscribers stop, the others go on. */
+/** Errors that say the key may not read the log: its subscribers stop, the others go on. */
 const ACCESS_LOST = new Set<string>([ErrorCode.UNAUTHENTICATED, ErrorCode.FORBIDDEN, ErrorCode.NOT_FOUND]);
 
 function accessLost(error: unknown): error is GatewayError {
   return error instanceof GatewayError && ACCESS_LOST.has(error.code);
 }
 
-export class TrafficPoller {
-  readonly #subscribers = new Set<Subscriber>();
+export class TailPoller<E extends TailEntry> {
+  readonly #subscribers = new Set<Subscriber<E>>();
   readonly #abort = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #failingSince: number | undefined;
@@ -54,8 +50,7 @@ export class TrafficPoller {
   #following: (() => void) | undefined;
 
   constructor(
-    readonly deviceId: string,
-    readonly filter: TailFilter,
+    readonly source: TailSource<E>,
     private readonly deps: PollerDeps,
   ) {}
 
@@ -63,13 +58,13 @@ export class TrafficPoller {
     return this.#subscribers.size;
   }
 
-  add(subscriber: Subscriber): void {
+  add(subscriber: Subscriber<E>): void {
     this.#subscribers.add(subscriber);
     // The newcomer's entries since its own check are read on the next poll, with everyone's.
     if (this.#timer === undefined && !this.#stopped) this.#schedule(this.deps.settings.pollIntervalMs);
   }
 
-  remove(subscriber: Subscriber): void {
+  remove(subscriber: Subscriber<E>): void {
     if (!this.#subscribers.delete(subscriber) || this.#subscribers.size > 0) return;
     this.stop();
     this.deps.onIdle();
@@ -82,7 +77,7 @@ export class TrafficPoller {
     clearTimeout(this.#timer);
     this.#abort.abort();
     this.#following?.();
-    void this.deps.coordinator.release(this.deps.key);
+    void this.deps.coordinator.release(this.source.key);
     for (const subscriber of [...this.#subscribers]) subscriber.feed.finish();
   }
 
@@ -99,10 +94,10 @@ export class TrafficPoller {
     void this.#recheck(now);
     if (current.length === 0) return this.#after(true);
     // With replicas, one polls (the lease's holder); the others hear what it reads.
-    const leading = await this.deps.coordinator.lead(this.deps.key);
+    const leading = await this.deps.coordinator.lead(this.source.key);
     if (this.#stopped) return;
     if (!leading) {
-      this.#following ??= this.deps.coordinator.follow(this.deps.key, (message) => void this.#heard(message));
+      this.#following ??= this.deps.coordinator.follow<E>(this.source.key, (message) => void this.#heard(message));
       return this.#after(true);
     }
     this.#following?.();
@@ -112,7 +107,7 @@ export class TrafficPoller {
     try {
       const read = await this.#read(poller.apiKey, cursor);
       this.#firstPage = Math.min(CATCH_UP_PAGE, Math.max(MIN_FIRST_PAGE, read.entries.length * 2));
-      this.deps.coordinator.publish(this.deps.key, { entries: read.entries, complete: read.complete, after: cursor });
+      this.deps.coordinator.publish(this.source.key, { entries: read.entries, complete: read.complete, after: cursor });
       const delivered = this.#deliver(current, read.entries, read.complete);
       this.#failingSince = undefined;
       this.#failures = 0;
@@ -131,7 +126,7 @@ export class TrafficPoller {
       this.#failures += 1;
       if (now - this.#failingSince >= this.deps.settings.maxFailureMs) {
         const reason = error instanceof GatewayError ? error : new GatewayError('The traffic log could not be read', { code: ErrorCode.UPSTREAM_UNAVAILABLE });
-        this.deps.coordinator.publish(this.deps.key, { failed: { code: String(reason.extensions.code), message: reason.message } });
+        this.deps.coordinator.publish(this.source.key, { failed: { code: String(reason.extensions.code), message: reason.message } });
         for (const subscriber of [...this.#subscribers]) subscriber.feed.fail(reason);
         return;
       }
@@ -140,17 +135,17 @@ export class TrafficPoller {
   }
 
   /** The subscribers whose key was shown to pass within the recheck period (with a poll or two of slack). */
-  #current(now: number): Subscriber[] {
+  #current(now: number): Subscriber<E>[] {
     const { recheckMs, pollIntervalMs } = this.deps.settings;
     return [...this.#subscribers].filter((s) => !s.feed.ended && now - s.checkedAt <= recheckMs + pollIntervalMs * 2);
   }
 
   #read(apiKey: string, cursor: number) {
-    return this.#withClient(apiKey, (client) => readNewest(client, this.deviceId, this.filter, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }));
+    return this.#withClient(apiKey, (client) => readNewest(client, this.source, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }));
   }
 
   /** Hands each subscriber the entries newer than its cursor; returns how many were delivered. */
-  #deliver(subscribers: Subscriber[], entries: readonly WireTrafficLogEntry[], complete: boolean): number {
+  #deliver(subscribers: Subscriber<E>[], entries: readonly E[], complete: boolean): number {
     const oldest = entries[0]?.id ?? Infinity;
     let delivered = 0;
     for (const subscriber of subscribers) {
@@ -169,7 +164,7 @@ export class TrafficPoller {
    * joined while a message was on its way, one whose check lapsed) first read what they missed,
    * with their own key, so that none skips an entry.
    */
-  async #heard(message: TailMessage): Promise<void> {
+  async #heard(message: TailMessage<E>): Promise<void> {
     if (this.#stopped) return;
     if ('failed' in message) {
       const reason = new GatewayError(message.failed.message, { code: message.failed.code as ErrorCode });
@@ -223,7 +218,7 @@ export class TrafficPoller {
     const due = [...this.#subscribers].filter((s) => !s.feed.ended && !s.checking && now - s.checkedAt >= this.deps.settings.recheckMs);
     // One call per key, whatever the number of its subscribers here: a dashboard's many tabs (or
     // a thousand subscribers admitted together) do not become a burst of identical checks.
-    const byKey = new Map<string, Subscriber[]>();
+    const byKey = new Map<string, Subscriber<E>[]>();
     for (const subscriber of due) {
       const same = byKey.get(subscriber.apiKey);
       if (same) same.push(subscriber);
@@ -233,7 +228,7 @@ export class TrafficPoller {
       [...byKey].map(async ([apiKey, subscribers]) => {
         for (const subscriber of subscribers) subscriber.checking = true;
         try {
-          await this.#withClient(apiKey, (client) => this.deps.check(client));
+          await this.#withClient(apiKey, (client) => this.source.newest(client, { limit: 1 }));
           // What the check showed holds for every subscriber of this key here, due or not yet.
           const checkedAt = performance.now();
           for (const subscriber of this.#subscribers) if (subscriber.apiKey === apiKey) subscriber.checkedAt = checkedAt;
