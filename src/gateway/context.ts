@@ -5,7 +5,7 @@ import type { GatewayConfig } from './config.ts';
 import { createLoaders, type Loaders } from './domains/loaders.ts';
 import { ControlIds } from './domains/security-frameworks/control-id.ts';
 import type { TailHub } from './live-tail/hub.ts';
-import type { ExportLinkStore } from './exports/links.ts';
+import type { ExportLinks } from './export-links/index.ts';
 import { CallBudget } from './limits/call-budget.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation } from './observability/observation.ts';
@@ -30,8 +30,8 @@ export interface GatewayContext {
   tail: TailHub;
   /** The gateway's encoded control ids (Control.id). */
   controlIds: ControlIds;
-  /** Where export links are kept, and for how long they work. */
-  exportLinks: { store: ExportLinkStore; ttlMs: number };
+  /** The gateway's export links: where they are kept, for how long they work, how one is minted. */
+  exportLinks: ExportLinks;
   /** This gateway's origin as the client reached it (`http://host:port`), for links it hands out. */
   origin: string;
   /** With the response cache on: the fields this request was served stale (`extensions.stale`). */
@@ -55,7 +55,7 @@ export function contextFactory(
   transport: Transport,
   metrics: GatewayMetrics,
   tail: TailHub,
-  exportLinks: GatewayContext['exportLinks'],
+  exportLinks: ExportLinks,
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
   cache?: ResponseCacheStore,
 ): (input: ContextInput) => GatewayContext {

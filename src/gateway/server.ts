@@ -30,7 +30,7 @@ import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
 import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
-import { exportRoute } from './exports/download.ts';
+import { EXPORTS_PATH, exportLinksFor, exportRoute } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
 import { readiness } from './http/readiness.ts';
@@ -59,9 +59,6 @@ export interface Gateway {
   upstreamChecked: Promise<void>;
   close(): Promise<void>;
 }
-
-/** The path of export downloads: `/exports/<token>`. */
-const EXPORTS_PATH = '/exports/';
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   /** The port listened on, once listening. */
@@ -94,14 +91,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     registry: metrics.registry,
     redis: shared.redis,
   });
-  const exportLinks = { store: shared.exportLinks(), ttlMs: options.exportLinkTtlMs };
+  const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis);
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
   const responseCache = responseCacheFor(options.responseCache, metrics.registry, shared.responseCache);
   // OpenTelemetry, when an OTLP endpoint is set: loaded only then, this gateway's own provider.
   const tracing = options.tracing === undefined ? undefined : (await import('./observability/tracing/tracer.ts')).startTracing(options.tracing);
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport, deadlineMs: options.upstreamTimeoutMs, metrics: metrics.exports, logger });
+  const downloadExport = exportRoute({ links: exportLinks.store, transport, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger });
   const schema = buildSchema();
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,

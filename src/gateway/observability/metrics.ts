@@ -3,7 +3,6 @@
 // feature defines its own metrics, in its folder, on this registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallRecord } from '../upstream/call-types.ts';
-import { ExportMetrics } from './export-metrics.ts';
 
 /** `upstream_circuit_state` values. */
 export const CircuitState = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -20,7 +19,6 @@ export class GatewayMetrics {
   readonly upstreamDuration: Histogram<'route' | 'status'>;
   readonly upstreamRetries: Counter<'route'>;
   readonly circuitState: Gauge<'upstream'>;
-  readonly exports: ExportMetrics;
   readonly #operationNames = new Set<string>();
 
   constructor() {
@@ -50,7 +48,6 @@ export class GatewayMetrics {
       labelNames: ['upstream'],
       registers,
     });
-    this.exports = new ExportMetrics(registers);
     collectDefaultMetrics({ register: this.registry });
   }
 

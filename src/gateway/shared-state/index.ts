@@ -4,14 +4,12 @@
 // own. The stores are this gateway instance's, made here once at start.
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { MemoryExportLinks } from '../exports/links.ts';
 import type { SharedState } from './shared-state.ts';
 
 /** Each replica alone: its own memory. */
 const LOCAL: SharedState = {
   redisState: undefined,
   redis: undefined,
-  exportLinks: () => new MemoryExportLinks(),
   persistedQueries: (local) => local,
   trustedDocuments: undefined,
   responseCache: (local) => local,

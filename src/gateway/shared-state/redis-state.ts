@@ -4,7 +4,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { SharedPersistedQueries, SharedTrustedDocuments } from './documents.ts';
-import { RedisExportLinks } from './export-links.ts';
 import { SharedRedis } from './redis.ts';
 import { SharedResponseCache } from './response-cache.ts';
 import type { SharedState } from './shared-state.ts';
@@ -28,7 +27,6 @@ export async function redisSharedState(redisUrl: string, logger: Logger, registr
       return redis.state;
     },
     redis,
-    exportLinks: () => new RedisExportLinks(redis),
     persistedQueries: (local) => new SharedPersistedQueries(redis, local),
     trustedDocuments: (own) => {
       const shared = new SharedTrustedDocuments(redis, own);

@@ -13,7 +13,7 @@ import { compiledBytes, createCompiledCache, entryBytes, fieldsToCompile } from 
 import { jitExecutor } from '../../../src/gateway/executor/executor.ts';
 import { contextFactory } from '../../../src/gateway/context.ts';
 import { TailHub } from '../../../src/gateway/live-tail/hub.ts';
-import { MemoryExportLinks } from '../../../src/gateway/exports/links.ts';
+import { exportLinksFor } from '../../../src/gateway/export-links/index.ts';
 import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { buildSchema } from '../../../src/gateway/domains/index.ts';
 import { GatewayMetrics } from '../../../src/gateway/observability/metrics.ts';
@@ -100,7 +100,7 @@ function contextFor(key: string, maxUpstreamCalls?: number): GatewayContext {
   const config = parseGatewayConfig(maxUpstreamCalls === undefined ? {} : { MAX_UPSTREAM_CALLS: String(maxUpstreamCalls) });
   transport ??= new Transport({ baseUrl: stack.v1.url });
   const tail = new TailHub({ settings: config.tail, client: (apiKey, signal) => transport!.client({ apiKey, signal }), onPoll() {} });
-  const exportLinks = { store: new MemoryExportLinks(), ttlMs: config.exportLinkTtlMs };
+  const exportLinks = exportLinksFor(config.exportLinkTtlMs);
   return contextFactory(transport, new GatewayMetrics(), tail, exportLinks, config)({ requestId: 'executor-test', apiKey: key, signal: new AbortController().signal, origin: 'http://127.0.0.1' });
 }
 let transport: Transport | undefined;

@@ -6,9 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { ErrorCode, type GatewayError } from '../errors.ts';
-import type { ExportMetrics } from '../observability/export-metrics.ts';
 import { isAvailabilityFailure } from '../upstream/circuit-breaker.ts';
 import { parseJsonObject, upstreamDetail } from '../upstream/envelope.ts';
 import { outcomeOfNetworkError } from '../upstream/exchange.ts';
@@ -16,6 +16,7 @@ import { redactKey, upstreamError, type UpstreamOutcome } from '../upstream/outc
 import { fillPath, routes } from '../upstream/routes.ts';
 import type { Transport } from '../upstream/transport.ts';
 import { TOKEN_PATTERN, type ExportFormat, type ExportLink, type ExportLinkStore } from './links.ts';
+import { ExportMetrics } from './metrics.ts';
 
 const CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' };
 /** An upstream's error answer is read up to this much: enough for its envelope. */
@@ -26,7 +27,8 @@ export interface ExportRouteOptions {
   transport: Transport;
   /** Deadline of the upstream's first byte, and of each gap between two pieces of its body. */
   deadlineMs: number;
-  metrics: ExportMetrics;
+  /** Where the exports' metrics are registered: the gateway's /metrics. */
+  registry: Registry;
   logger: Logger;
 }
 
@@ -77,7 +79,8 @@ async function errorOutcome(response: Dispatcher.ResponseData): Promise<Upstream
 }
 
 export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage, res: ServerResponse, token: string) => Promise<void> {
-  const { transport, metrics, logger } = options;
+  const { transport, logger } = options;
+  const metrics = new ExportMetrics(options.registry);
   return async (req, res, token) => {
     const head = req.method === 'HEAD';
     if (req.method !== 'GET' && !head) {

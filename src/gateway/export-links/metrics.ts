@@ -1,4 +1,5 @@
 // Traffic exports as the operator sees them: downloads started, how each ended, bytes sent.
+// Registered on the registry the gateway gives it (its /metrics).
 import { Counter, type Registry } from 'prom-client';
 
 /** How a download ended: whole, cut by its client leaving, cut by the upstream, or refused before a byte. */
@@ -9,7 +10,8 @@ export class ExportMetrics {
   readonly ended: Counter<'outcome'>;
   readonly bytes: Counter;
 
-  constructor(registers: Registry[]) {
+  constructor(registry: Registry) {
+    const registers = [registry];
     this.started = new Counter({ name: 'traffic_exports_started_total', help: 'Traffic export downloads started through an export link', registers });
     this.ended = new Counter({
       name: 'traffic_exports_total',

@@ -4,8 +4,8 @@
 // and open it; whoever reads Redis learns neither the API key nor the device. No shared secret to
 // distribute or rotate: the token, 256 random bits, is the secret. The record expires with the link.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { MemoryExportLinks, type ExportLink, type ExportLinkStore } from '../exports/links.ts';
-import type { SharedRedis } from './redis.ts';
+import type { SharedRedis } from '../shared-state/redis.ts';
+import { MemoryExportLinks, type ExportLink, type ExportLinkStore } from './links.ts';
 
 const PREFIX = 'gw:export:';
 const INFO = 'security-graphql-gateway export link';

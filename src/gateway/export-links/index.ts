@@ -1,0 +1,38 @@
+// Export links as the gateway's configuration asks for them (EXPORT_LINK_TTL_S): minted by a
+// domain's mutation, downloaded at `/exports/<token>` (download.ts). Kept in this process's memory,
+// or, with REDIS_URL, sealed in Redis so that any replica serves a link another minted
+// (redis-links.ts), falling back to this process's memory while Redis is unreachable.
+import type { SharedRedis } from '../shared-state/redis.ts';
+import { MemoryExportLinks, newToken, type ExportLink, type ExportLinkStore } from './links.ts';
+import { RedisExportLinks } from './redis-links.ts';
+
+/** The path of export downloads: `/exports/<token>`. */
+export const EXPORTS_PATH = '/exports/';
+
+export interface ExportLinks {
+  readonly store: ExportLinkStore;
+  /** How long a link works. */
+  readonly ttlMs: number;
+  /**
+   * A new link standing for `link` until `ttlMs` from now, under this gateway's origin as the
+   * client reached it (`http://host:port`).
+   */
+  mint(origin: string, link: Omit<ExportLink, 'expiresAt'>): Promise<{ url: string; expiresAt: number }>;
+}
+
+export function exportLinksFor(ttlMs: number, redis?: SharedRedis): ExportLinks {
+  const store = redis ? new RedisExportLinks(redis) : new MemoryExportLinks();
+  return {
+    store,
+    ttlMs,
+    async mint(origin, link) {
+      const token = newToken();
+      const expiresAt = Date.now() + ttlMs;
+      await store.put(token, { ...link, expiresAt });
+      return { url: `${origin}${EXPORTS_PATH}${token}`, expiresAt };
+    },
+  };
+}
+
+export { exportRoute } from './download.ts';
+export type { ExportFormat, ExportLink, ExportLinkStore } from './links.ts';
