@@ -6,6 +6,12 @@ export default defineConfig({
     // load the .mjs entry too, and two copies of graphql break instanceof checks (GraphQLError).
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
+  // reference-service's exports name its TypeScript sources under `source` (its built JavaScript
+  // otherwise): the suites run the sources. The suites run in Vite's server (ssr) environment,
+  // whose conditions are these (top-level resolve.conditions are the browser's); Vite adds them to
+  // the ones vitest sets (node, development), which stay, and vitest gives them to its worker
+  // processes as --conditions.
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
     // Suites start real HTTP servers and SQLite databases; give them room on a shared 2-core machine.
     testTimeout: 30_000,
@@ -17,7 +23,9 @@ export default defineConfig({
     // system" rather than a part.
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts', 'test/v1/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      // The reference service's own suites, as its package runs them (`npm test` there).
+      'reference-service/vitest.config.ts',
       { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'], globalSetup: ['test/system/setup.ts'], sequence: { groupOrder: 1 } } },
     ],
   },

@@ -1,8 +1,11 @@
-// The build `npm start` and `npm run bench` run: the gateway's sources and the packages they load,
-// bundled by esbuild into dist/ as ES modules, with no plugin: every file is bundled as it is
-// written, so the bundle runs the sources the tests run and each dependency's own code. What it
-// earns: node loads one file instead of some six hundred, which halves the time from a start to
-// its first answer. The system suites (test/system/) run this bundle, as `npm start` does.
+// The build `npm start`, `npm run v1` and `npm run bench` run: the gateway's sources and the
+// packages they load, bundled by esbuild into dist/ as ES modules, and the reference service (a
+// workspace package, built by its own description) into reference-service/dist/, with no plugin:
+// every file is bundled as it is written, so the bundle runs the sources the tests run and each
+// dependency's own code. What it earns: node loads one file instead of some six hundred, which
+// halves the time from a start to its first answer. The system suites (test/system/) run these
+// bundles, as `npm start` does. `node scripts/build.mjs [--quiet] [target …]` builds the targets
+// named (gateway, reference-service), or all of them.
 //
 // Only what changed is built: the bundle records a fingerprint of its inputs (path, size and
 // modification time of every file under them), and a bundle whose fingerprint still holds is left
@@ -10,9 +13,9 @@
 // wait for it and then find the bundle current. The bundle is written to a folder of its own and
 // renamed into place, so a process that loads it never reads it half-written.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,18 +26,43 @@ const LOCK_WAIT_MS = 180_000;
 const SHARED_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs'];
 
 /**
- * Packages left to node_modules, each for its reason: a native addon, or a package that looks at
- * its own CommonJS `module` object (@apollo/utils.createhash hashes with node's crypto only when
- * `module.require` exists, and would fall back to a JavaScript SHA-256 inside a bundle).
+ * Packages left to node_modules in every bundle, each for its reason. @apollo/utils.createhash
+ * looks at its own CommonJS `module` object: it hashes with node's crypto only when
+ * `module.require` exists, and would fall back to a JavaScript SHA-256 inside a bundle.
+ * reference-service is a separate package with its own build (below), loaded by the gateway's
+ * command only for the embedded default: bundled into the gateway, its code and its database
+ * driver would be part of every gateway start, and its migrations would not be found.
+ * A target adds its own (a native addon, for one).
  */
-const EXTERNAL = ['better-sqlite3', '@apollo/utils.createhash'];
+const EXTERNAL = ['@apollo/utils.createhash', 'reference-service'];
 
 /**
- * What is built: one entry point each, the directories whose files it is made of, and where it
- * goes. The reference service (a workspace package) is built by its own description, which it
- * exports from its package folder.
+ * What is built: a name, the files it is made of (paths under the repository), what it leaves to
+ * node_modules besides EXTERNAL, and its bundles (an entry point each, and where it goes).
  */
-const TARGETS = [{ name: 'gateway', entry: 'src/main.ts', inputs: ['src'], outfile: 'dist/main.js' }];
+const GATEWAY = { name: 'gateway', inputs: ['src'], external: [], bundles: [{ entry: 'src/main.ts', outfile: 'dist/main.js' }] };
+
+/**
+ * A workspace package describes its own build in its build-target.mjs, with paths relative to its
+ * folder: the package knows what it is made of, this script how bundles are made.
+ */
+async function workspaceTargets() {
+  const { workspaces = [] } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const targets = [];
+  for (const folder of workspaces) {
+    const description = join(ROOT, folder, 'build-target.mjs');
+    if (!existsSync(description)) continue;
+    const { default: target } = await import(pathToFileURL(description).href);
+    const under = (path) => join(folder, path);
+    targets.push({
+      name: folder,
+      inputs: target.inputs.map(under),
+      external: target.external ?? [],
+      bundles: target.bundles.map(({ entry, outfile }) => ({ entry: under(entry), outfile: under(outfile) })),
+    });
+  }
+  return targets;
+}
 
 function filesUnder(path, into) {
   let entries;
@@ -64,12 +92,12 @@ function fingerprint(target) {
   return hash.digest('hex');
 }
 
-const stampOf = (target) => join(ROOT, `${target.outfile}.inputs`);
+const stampOf = (bundle) => join(ROOT, `${bundle.outfile}.inputs`);
 
 function isCurrent(target) {
+  const inputs = fingerprint(target);
   try {
-    statSync(join(ROOT, target.outfile));
-    return readFileSync(stampOf(target), 'utf8') === fingerprint(target);
+    return target.bundles.every((bundle) => statSync(join(ROOT, bundle.outfile)) && readFileSync(stampOf(bundle), 'utf8') === inputs);
   } catch {
     return false;
   }
@@ -114,14 +142,18 @@ async function lock() {
 }
 
 async function buildTarget(target) {
-  const outfile = join(ROOT, target.outfile);
-  const partial = `${outfile}.${process.pid}.partial`;
   const inputs = fingerprint(target);
+  for (const bundle of target.bundles) await buildBundle(bundle, [...EXTERNAL, ...target.external], inputs);
+}
+
+async function buildBundle(bundle, external, inputs) {
+  const outfile = join(ROOT, bundle.outfile);
+  const partial = `${outfile}.${process.pid}.partial`;
   await build({
-    entryPoints: [join(ROOT, target.entry)],
+    entryPoints: [join(ROOT, bundle.entry)],
     outfile: partial,
     bundle: true,
-    external: EXTERNAL,
+    external,
     platform: 'node',
     format: 'esm',
     target: 'node20',
@@ -132,14 +164,19 @@ async function buildTarget(target) {
   });
   renameSync(`${partial}.map`, `${outfile}.map`);
   // The bundle names its map by its own file name: point it at the final one.
-  const code = readFileSync(partial, 'utf8').replace(/\/\/# sourceMappingURL=\S+\s*$/, `//# sourceMappingURL=${target.outfile.split('/').pop()}.map\n`);
+  const code = readFileSync(partial, 'utf8').replace(/\/\/# sourceMappingURL=\S+\s*$/, `//# sourceMappingURL=${bundle.outfile.split('/').pop()}.map\n`);
   writeFileSync(partial, code);
   renameSync(partial, outfile);
-  writeFileSync(stampOf(target), inputs);
+  writeFileSync(stampOf(bundle), inputs);
 }
 
-export async function buildAll({ quiet = false } = {}) {
-  const stale = () => TARGETS.filter((target) => !isCurrent(target));
+/** Builds the targets named (every target when none is), those whose inputs changed. */
+export async function buildAll({ quiet = false, only = [] } = {}) {
+  const targets = [GATEWAY, ...(await workspaceTargets())];
+  const unknown = only.filter((name) => !targets.some((target) => target.name === name));
+  if (unknown.length > 0) throw new Error(`no target named ${unknown.join(', ')} (targets: ${targets.map((target) => target.name).join(', ')})`);
+  const chosen = only.length === 0 ? targets : targets.filter((target) => only.includes(target.name));
+  const stale = () => chosen.filter((target) => !isCurrent(target));
   if (stale().length === 0) return;
   await lock();
   try {
@@ -153,7 +190,8 @@ export async function buildAll({ quiet = false } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  buildAll({ quiet: process.argv.includes('--quiet') }).catch((error) => {
+  const args = process.argv.slice(2);
+  buildAll({ quiet: args.includes('--quiet'), only: args.filter((arg) => !arg.startsWith('--')) }).catch((error) => {
     process.stderr.write(`build failed: ${error.message}\n`);
     process.exit(1);
   });

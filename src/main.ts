@@ -1,12 +1,15 @@
 // The command (`npm start`): reads the configuration, starts the embedded reference service when
 // no upstream is configured, starts the gateway in front of it, and stops both on a signal.
 // This module is the only one that knows both halves; they never import each other. The reference
-// service's code (its database driver included) is loaded only when it is to run.
+// service is a package of its own (reference-service/), loaded only when it is to run: its code
+// and its database driver are no part of a gateway in front of a configured upstream.
+import type { V1Service, V1ServiceOptions } from 'reference-service';
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
 import { hostForUrl } from './gateway/http/origin.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
-import type { V1Service, V1ServiceOptions } from './v1/server.ts';
 import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
+
+type ReferenceService = typeof import('reference-service');
 
 /** The embedded demo's traffic: a few entries a second over its devices, a small database a day. */
 const DEMO_TRAFFIC_PER_SECOND = 2;
@@ -20,32 +23,40 @@ function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
-/** Either half's ConfigError (two classes of the same name: the halves share no code). */
-function isConfigError(error: unknown): error is Error {
-  return error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError');
+interface Settings {
+  config: GatewayConfig;
+  /** The embedded default's package and its V1_* settings; undefined with UPSTREAM_URL. */
+  reference: { service: ReferenceService; options: V1ServiceOptions } | undefined;
 }
 
-async function readSettings(): Promise<{ config: GatewayConfig; v1Options: V1ServiceOptions | undefined }> {
+async function readSettings(): Promise<Settings> {
+  let config: GatewayConfig;
   try {
-    const config = parseGatewayConfig(process.env);
-    // V1_* settings matter only to the embedded service; with UPSTREAM_URL they are not read, and
-    // the reference service's code (its database driver included) is never loaded.
-    const v1Options = config.upstreamUrl === undefined ? (await import('./v1/config.ts')).parseV1Config(process.env) : undefined;
-    return { config, v1Options };
+    config = parseGatewayConfig(process.env);
   } catch (error) {
-    if (isConfigError(error)) fail(error.message);
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  // V1_* settings matter only to the embedded service; with UPSTREAM_URL they are not read, and
+  // the reference service's package (its database driver included) is never loaded.
+  if (config.upstreamUrl !== undefined) return { config, reference: undefined };
+  const service = await import('reference-service');
+  try {
+    return { config, reference: { service, options: service.parseV1Config(process.env) } };
+  } catch (error) {
+    // The package's own ConfigError: the class of the module just loaded.
+    if (error instanceof service.ConfigError) fail(error.message);
     throw error;
   }
 }
 
 /** The embedded default: the reference service on a free loopback port, demo data in a file database. */
-async function startEmbedded(v1Options: V1ServiceOptions): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
+async function startEmbedded({ service, options: v1Options }: NonNullable<Settings['reference']>): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
   let embedded: V1Service;
   try {
-    const { startV1Service } = await import('./v1/server.ts');
     // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
     // that a newcomer who subscribes to a device's traffic sees entries arrive.
-    embedded = await startV1Service({
+    embedded = await service.startV1Service({
       ...v1Options,
       host: '127.0.0.1',
       port: 0,
@@ -84,13 +95,14 @@ function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedd
 }
 
 async function main(): Promise<void> {
-  const { config, v1Options } = await readSettings();
+  const { config, reference } = await readSettings();
+  const v1Options = reference?.options;
   const worker = isWorker();
 
   let embedded: V1Service | undefined;
   // A worker's primary started the embedded service and passed on its URL and demo key.
   let demoKey: string | undefined = worker ? process.env[WORKER_DEMO_KEY] : undefined;
-  if (v1Options) ({ embedded, demoKey } = await startEmbedded(v1Options));
+  if (reference) ({ embedded, demoKey } = await startEmbedded(reference));
   const upstreamUrl = config.upstreamUrl ?? embedded!.url;
   const embeddedInfo = embedded || demoKey ? { database: v1Options?.database ?? './data/v1.sqlite', demoKey } : undefined;
 
@@ -116,7 +128,7 @@ async function main(): Promise<void> {
     gateway = await startGateway({ ...config, upstreamUrl, demoKey, embeddedDemo: embeddedInfo !== undefined });
   } catch (error) {
     await embedded?.close();
-    if (isConfigError(error)) fail(error.message);
+    if (error instanceof ConfigError) fail(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') fail(`PORT: cannot listen on ${config.host}:${config.port} (${code})`);
     if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') fail(`HOST: cannot listen on ${config.host} (${code})`);

@@ -18,7 +18,7 @@ interface Marker {
   seededAt: string;
 }
 
-const V1_SOURCES = ['../../src/v1/storage/migrations/', '../../src/v1/seed/'].map((path) => fileURLToPath(new URL(path, import.meta.url)));
+const V1_SOURCES = ['../../reference-service/src/storage/migrations/', '../../reference-service/src/seed/'].map((path) => fileURLToPath(new URL(path, import.meta.url)));
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];

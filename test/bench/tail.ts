@@ -6,10 +6,7 @@
 // latency, the upstream polls per second (the gateway's own counter) and the gateway's memory.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { openDatabase } from '../../src/v1/storage/database.ts';
-import { insertTraffic } from '../../src/v1/storage/traffic.ts';
-import { createRng } from '../../src/v1/seed/generate/rng.ts';
-import { makeLiveTrafficEntry } from '../../src/v1/seed/generate.ts';
+import { createRng, insertTraffic, makeLiveTrafficEntry, openDatabase } from 'reference-service/testing';
 import { memory } from './proc.ts';
 
 export interface TailOptions {

@@ -4,8 +4,7 @@
 // the service and every caller (gateway, pass-through, direct) is counted the same way.
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
-import { parseV1Config } from '../../src/v1/config.ts';
-import { startV1Service, type V1Service } from '../../src/v1/server.ts';
+import { parseV1Config, startV1Service, type V1Service } from 'reference-service';
 import { serveParent, tellParentReady } from './children.ts';
 
 let total = 0;

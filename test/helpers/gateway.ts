@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { createLogger } from '../../src/gateway/observability/logger.ts';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/server.ts';
-import type { V1ServiceOptions } from '../../src/v1/server.ts';
+import type { V1ServiceOptions } from 'reference-service/testing';
 import { startCountingProxy, type CountingProxy } from './counting-proxy.ts';
 import { startTestV1, TEST_KEYS, type TestV1 } from './v1.ts';
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildASTSchema, buildClientSchema, concatAST, getIntrospectionQuery, parse, printSchema, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SEED_SIZES } from '../../src/v1/seed/generate.ts';
+import { DEFAULT_SEED_SIZES } from 'reference-service/testing';
 import { json, startFaultUpstream, type Behaviour, type FaultUpstream } from '../helpers/fault-upstream.ts';
 import { DEMO_ADMIN_KEY, postGraphQL } from '../helpers/gateway.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';

@@ -17,9 +17,7 @@ import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.ts'
 import { startTestV1, type TestV1 } from '../helpers/v1.ts';
 import { BUNDLE, startEnv, startFlags } from '../helpers/start-command.ts';
 import { tailClient, until, type TailClient } from '../helpers/subscriptions.ts';
-import { makeLiveTrafficEntry } from '../../src/v1/seed/generate.ts';
-import { createRng } from '../../src/v1/seed/generate/rng.ts';
-import { insertTraffic } from '../../src/v1/storage/traffic.ts';
+import { createRng, insertTraffic, makeLiveTrafficEntry } from 'reference-service/testing';
 
 const START_TIMEOUT_MS = 30_000;
 

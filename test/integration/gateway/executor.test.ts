@@ -18,8 +18,7 @@ import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { buildSchema } from '../../../src/gateway/domains/index.ts';
 import { GatewayMetrics } from '../../../src/gateway/observability/metrics.ts';
 import { Transport } from '../../../src/gateway/upstream/transport.ts';
-import type { Evidence } from '../../../src/v1/records.ts';
-import { insertFramework } from '../../../src/v1/storage/frameworks.ts';
+import { insertFramework, type Evidence } from 'reference-service/testing';
 import { DEMO_ADMIN_KEY, postGraphQL, startStack, type GraphQLResponse, type Stack } from '../../helpers/gateway.ts';
 import { v1Request } from '../../helpers/v1.ts';
 import {

@@ -6,10 +6,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { getNamedType, isInputObjectType, isScalarType, isSpecifiedScalarType, print, type GraphQLArgument, type GraphQLInputField } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSchema } from '../../../src/gateway/domains/index.ts';
-import type { Evidence, SecurityFramework, WebProtectionRecord } from '../../../src/v1/records.ts';
-import { insertFramework } from '../../../src/v1/storage/frameworks.ts';
-import { insertOrganization } from '../../../src/v1/storage/organizations.ts';
-import { insertWebProtectionRecord } from '../../../src/v1/storage/web-protection.ts';
+import { insertFramework, insertOrganization, insertWebProtectionRecord, type Evidence, type SecurityFramework, type WebProtectionRecord } from 'reference-service/testing';
 import { postGraphQL, startStack, TEST_KEYS, type GraphQLResponse, type Stack } from '../../helpers/gateway.ts';
 import { TEST_ORGANIZATIONS, v1Request } from '../../helpers/v1.ts';
 import {

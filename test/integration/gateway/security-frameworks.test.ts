@@ -2,7 +2,7 @@
 // service holds: the list connection (every field, paging both ways, argument and cursor errors,
 // access), the lookup and its upstream cost, and the three mutations with the upstream's errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SecurityFramework } from '../../../src/v1/records.ts';
+import type { SecurityFramework } from 'reference-service/testing';
 import { onlyError, startStack, TEST_KEYS, type Stack } from '../../helpers/gateway.ts';
 import { v1Request } from '../../helpers/v1.ts';
 import { expectPageSizeRefused } from '../../helpers/connection-checks.ts';

@@ -6,9 +6,7 @@ import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { startStack, TEST_KEYS, type Stack } from '../../helpers/gateway.ts';
 import { TAIL_SUBSCRIPTION, tailClient, until, type TailClient } from '../../helpers/subscriptions.ts';
 import { v1Request } from '../../helpers/v1.ts';
-import { makeLiveTrafficEntry } from '../../../src/v1/seed/generate.ts';
-import { createRng } from '../../../src/v1/seed/generate/rng.ts';
-import { insertTraffic } from '../../../src/v1/storage/traffic.ts';
+import { createRng, insertTraffic, makeLiveTrafficEntry } from 'reference-service/testing';
 
 const POLL_MS = 100;
 const ADMIN = TEST_KEYS.admin;

@@ -2,9 +2,7 @@
 // against what the v1 service then holds), every field of the returned record, the upstream's
 // validation errors, unknown and foreign records, moves between organizations, and the delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrganizationRef, WebProtectionCheck, WebProtectionRecord } from '../../../src/v1/records.ts';
-import { getOrganization } from '../../../src/v1/storage/organizations.ts';
-import { getWebProtectionRecord, insertWebProtectionRecord, listWebProtectionRecords } from '../../../src/v1/storage/web-protection.ts';
+import { getOrganization, getWebProtectionRecord, insertWebProtectionRecord, listWebProtectionRecords, type OrganizationRef, type WebProtectionCheck, type WebProtectionRecord } from 'reference-service/testing';
 import { onlyError, startStack, TEST_KEYS, type Stack } from '../../helpers/gateway.ts';
 import * as oracle from '../../helpers/oracle.ts';
 import { v1Request } from '../../helpers/v1.ts';

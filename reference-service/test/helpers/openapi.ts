@@ -1,6 +1,6 @@
-// Validates every response the v1 suites receive against schema/v1.openapi.yaml, so that the
-// reference service and the document cannot drift apart: the document is the v1 contract in
-// machine-readable form, and this helper is the only reader of it in the tests.
+// Validates every response the service's suites receive against the package's openapi.yaml, so
+// that the reference service and the document cannot drift apart: the document is the v1 contract
+// in machine-readable form, and this helper is the only reader of it in the tests.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -28,7 +28,7 @@ export interface V1OpenApiDocument {
   [key: string]: unknown;
 }
 
-const DOCUMENT_URL = new URL('../../schema/v1.openapi.yaml', import.meta.url);
+const DOCUMENT_URL = new URL('../../openapi.yaml', import.meta.url);
 const DOCUMENT_ID = 'https://v1-openapi.invalid/v1.openapi.json';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_EXCERPT = 500;
@@ -66,7 +66,7 @@ export function assertV1Response(req: SentRequest, res: ReceivedResponse): void 
   const problems: string[] = [];
   const fail = (): never => {
     throw new Error(
-      `v1 response to ${subject.name}, status ${res.status}, breaks schema/v1.openapi.yaml:\n` +
+      `v1 response to ${subject.name}, status ${res.status}, breaks openapi.yaml:\n` +
         problems.map((p) => `  - ${p}`).join('\n') +
         `\nbody: ${res.body.slice(0, BODY_EXCERPT)}`,
     );
@@ -379,7 +379,7 @@ function load(): LoadedApi {
     if (!validate) {
       const fragment = pointer.split('/').map(encodeURIComponent).join('/');
       validate = ajv.getSchema(`${DOCUMENT_ID}#${fragment}`);
-      if (!validate) throw new Error(`schema/v1.openapi.yaml has no schema at ${pointer}`);
+      if (!validate) throw new Error(`openapi.yaml has no schema at ${pointer}`);
       validators.set(pointer, validate);
     }
     return validate;

@@ -1,12 +1,12 @@
 // Operation 8 over HTTP: GET /api/v1/atb/{id}/traffic as a page (filters, search, order, paging).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TrafficLogEntry } from '../../src/v1/records.ts';
-import { generateDemoData, generateTraffic } from '../../src/v1/seed/generate.ts';
-import { insertDevice } from '../../src/v1/storage/devices.ts';
-import { bulkInsertTraffic } from '../../src/v1/storage/traffic-bulk.ts';
-import { insertTraffic } from '../../src/v1/storage/traffic.ts';
-import { startTestV1, TEST_KEYS, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import type { TrafficLogEntry } from '../src/records.ts';
+import { generateDemoData, generateTraffic } from '../src/seed/generate.ts';
+import { insertDevice } from '../src/storage/devices.ts';
+import { bulkInsertTraffic } from '../src/storage/traffic-bulk.ts';
+import { insertTraffic } from '../src/storage/traffic.ts';
+import { startTestV1, TEST_KEYS, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 import {
   craftedEntries,
   matchesActions,

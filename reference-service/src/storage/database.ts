@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
@@ -6,7 +6,22 @@ import type { Database, Statement } from 'better-sqlite3';
 
 export type { Database } from 'better-sqlite3';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/**
+ * The package's folder, found by walking up from this module to the package.json named
+ * reference-service: this module runs from src/storage/ in the tests and from the one-file bundle
+ * dist/index.js in production, and both find the migrations from the package folder.
+ */
+function packageRoot(): string {
+  const start = dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'reference-service') return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json named reference-service above ${start}`);
+  }
+}
+
+/** The .sql files, kept as files (not bundled) and applied in the order of their names. */
+const MIGRATIONS_DIR = join(packageRoot(), 'src', 'storage', 'migrations');
 
 /**
  * Opens (creating when needed) the service's SQLite database and brings its schema up to date.

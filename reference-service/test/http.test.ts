@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
-import { assertV1Response } from '../helpers/openapi.ts';
-import { TEST_KEYS, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1, V1Response } from '../helpers/v1.ts';
+import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
+import { assertV1Response } from './helpers/openapi.ts';
+import { TEST_KEYS, startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1, V1Response } from './helpers/v1.ts';
 
 const CREATE = '/api/v1/V-Ciso/security-frameworks';
 const MiB = 1024 * 1024;

@@ -1,8 +1,8 @@
 // Shared by the traffic suites: crafted entries, the contract's rules written out plainly (to
 // compute what the service should answer), and reading what the database holds.
-import type { Database } from '../../src/v1/storage/database.ts';
-import type { TrafficLogEntry } from '../../src/v1/records.ts';
-import type { NewTrafficEntry } from '../../src/v1/storage/traffic.ts';
+import type { Database } from '../src/storage/database.ts';
+import type { TrafficLogEntry } from '../src/records.ts';
+import type { NewTrafficEntry } from '../src/storage/traffic.ts';
 
 /** Entries that the demo data lacks: CSV-hostile text, ties, case, terms only in `extra`. */
 export function craftedEntries(deviceId: number): NewTrafficEntry[] {

@@ -2,7 +2,7 @@
 // it receives. Pure unit tests: crafted responses, no server.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { assertV1Response, loadV1OpenApi } from '../helpers/openapi.ts';
+import { assertV1Response, loadV1OpenApi } from './helpers/openapi.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 const NOW = '2026-11-21T08:15:30Z';
@@ -91,7 +91,7 @@ function rejection(run: () => void): string {
   throw new Error('the validator accepted a response that breaks the document');
 }
 
-describe('schema/v1.openapi.yaml', () => {
+describe('openapi.yaml', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
     const result = await validator.validate(loadV1OpenApi());

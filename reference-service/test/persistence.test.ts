@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/v1/storage/database.ts';
-import { addEvidence } from '../../src/v1/storage/frameworks.ts';
-import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
-import { TEST_KEYS, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import type { Database } from '../src/storage/database.ts';
+import { addEvidence } from '../src/storage/frameworks.ts';
+import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
+import { TEST_KEYS, startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'v1-persistence-'));
 const file = join(dir, 'nested', 'v1.sqlite');

@@ -1,16 +1,16 @@
 // Demo seeding: what it stores, that it stores it once, and that the bulk traffic load leaves the
 // same state (indexes, triggers, search index, counts) as inserting entry by entry would.
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateDemoData, generateTraffic } from '../../src/v1/seed/generate.ts';
-import { seedDemo } from '../../src/v1/seed/index.ts';
-import { openDatabase } from '../../src/v1/storage/database.ts';
-import type { Database } from '../../src/v1/storage/database.ts';
-import { insertDevice } from '../../src/v1/storage/devices.ts';
-import { hashApiKey } from '../../src/v1/storage/keys.ts';
-import { bulkInsertTraffic } from '../../src/v1/storage/traffic-bulk.ts';
-import { insertTraffic } from '../../src/v1/storage/traffic.ts';
-import { startTestV1, v1Request } from '../helpers/v1.ts';
-import type { ProtectionDevice } from '../../src/v1/records.ts';
+import { generateDemoData, generateTraffic } from '../src/seed/generate.ts';
+import { seedDemo } from '../src/seed/index.ts';
+import { openDatabase } from '../src/storage/database.ts';
+import type { Database } from '../src/storage/database.ts';
+import { insertDevice } from '../src/storage/devices.ts';
+import { hashApiKey } from '../src/storage/keys.ts';
+import { bulkInsertTraffic } from '../src/storage/traffic-bulk.ts';
+import { insertTraffic } from '../src/storage/traffic.ts';
+import { startTestV1, v1Request } from './helpers/v1.ts';
+import type { ProtectionDevice } from '../src/records.ts';
 
 const SIZES = { devices: 8, traffic: 1500, hotTraffic: 500 };
 const open: Database[] = [];

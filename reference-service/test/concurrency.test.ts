@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import { startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 
 let service: TestV1;
 

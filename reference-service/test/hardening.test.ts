@@ -3,9 +3,9 @@
 // text stored other than it was sent, and one slow export that stalled every other request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
-import { startTestV1, TEST_KEYS, v1Request, expectV1Failure, type TestV1 } from '../helpers/v1.ts';
-import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
-import { insertFramework } from '../../src/v1/storage/frameworks.ts';
+import { startTestV1, TEST_KEYS, v1Request, expectV1Failure, type TestV1 } from './helpers/v1.ts';
+import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
+import { insertFramework } from '../src/storage/frameworks.ts';
 
 let v1: TestV1;
 let recordId: number;

@@ -1,9 +1,9 @@
 // The traffic simulator: live entries that the list and the search see at once.
 import { describe, expect, it, vi } from 'vitest';
-import type { TrafficLogEntry } from '../../src/v1/records.ts';
-import { startTrafficSimulator } from '../../src/v1/simulator.ts';
-import { startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import type { TrafficLogEntry } from '../src/records.ts';
+import { startTrafficSimulator } from '../src/simulator.ts';
+import { startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 
 const SIZES = { devices: 3, traffic: 30, hotTraffic: 0 };
 

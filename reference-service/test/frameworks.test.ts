@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Control, Evidence } from '../../src/v1/records.ts';
-import { addEvidence, createFramework } from '../../src/v1/storage/frameworks.ts';
-import { TEST_KEYS, expectV1Failure, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import type { Control, Evidence } from '../src/records.ts';
+import { addEvidence, createFramework } from '../src/storage/frameworks.ts';
+import { TEST_KEYS, expectV1Failure, startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 
 const CREATE = '/api/v1/V-Ciso/security-frameworks';
 const list = (org: number | string) => `/api/v1/organizations/${org}/security-frameworks`;

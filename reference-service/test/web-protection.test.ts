@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebProtectionCheck, WebProtectionRecord } from '../../src/v1/records.ts';
-import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
-import { TEST_KEYS, TEST_ORGANIZATIONS, expectV1Failure, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import type { WebProtectionCheck, WebProtectionRecord } from '../src/records.ts';
+import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
+import { TEST_KEYS, TEST_ORGANIZATIONS, expectV1Failure, startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 
 const path = (id: number | string) => `/api/v1/cloud-defender/${id}`;
 

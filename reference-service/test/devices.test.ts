@@ -1,9 +1,9 @@
 // Operation 7 over HTTP: GET /api/v1/atb against a service seeded with demo devices.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProtectionDevice } from '../../src/v1/records.ts';
-import { generateDemoData } from '../../src/v1/seed/generate.ts';
-import { startTestV1, TEST_KEYS, v1Request } from '../helpers/v1.ts';
-import type { TestV1 } from '../helpers/v1.ts';
+import type { ProtectionDevice } from '../src/records.ts';
+import { generateDemoData } from '../src/seed/generate.ts';
+import { startTestV1, TEST_KEYS, v1Request } from './helpers/v1.ts';
+import type { TestV1 } from './helpers/v1.ts';
 
 const DEVICES = 30;
 let service: TestV1;

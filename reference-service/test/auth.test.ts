@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeApiKey } from '../../src/v1/storage/keys.ts';
-import { insertWebProtectionRecord } from '../../src/v1/storage/web-protection.ts';
-import { TEST_API_KEYS, TEST_KEYS, startTestV1, v1Request } from '../helpers/v1.ts';
-import type { TestV1, V1Response } from '../helpers/v1.ts';
+import { storeApiKey } from '../src/storage/keys.ts';
+import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
+import { TEST_API_KEYS, TEST_KEYS, startTestV1, v1Request } from './helpers/v1.ts';
+import type { TestV1, V1Response } from './helpers/v1.ts';
 
 const LIST_1 = '/api/v1/organizations/1/security-frameworks';
 

@@ -7,8 +7,8 @@ import {
   generateDemoData,
   generateTraffic,
   makeLiveTrafficEntry,
-} from '../../src/v1/seed/generate.ts';
-import type { NewTrafficEntry as GeneratedTraffic } from '../../src/v1/storage/traffic.ts';
+} from '../src/seed/generate.ts';
+import type { NewTrafficEntry as GeneratedTraffic } from '../src/storage/traffic.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const EMAIL = /^[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
