@@ -122,7 +122,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     gateway: jitGateway(schema, { onVariablesRefused: cost.forget }),
     ...disclosure,
     csrfPrevention: true,
-    ...apolloCaches(shared.persistedQueries),
+    ...apolloCaches(shared.redis),
     // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
     // string that node must flatten (a copy of a large answer) before it can measure or write it.
     stringifyResult: (result) => JSON.stringify(result),
@@ -164,7 +164,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   // GraphiQL's files, when it is the landing page.
   const graphiql = options.landingPage && options.landingPageKind === 'graphiql' ? graphiqlAssets() : undefined;
-  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.trustedDocuments);
+  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.redis);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   const refuse = refusal(metrics, logger);

@@ -10,8 +10,6 @@ import type { SharedState } from './shared-state.ts';
 const LOCAL: SharedState = {
   redisState: undefined,
   redis: undefined,
-  persistedQueries: (local) => local,
-  trustedDocuments: undefined,
   responseCache: (local) => local,
   close: async () => {},
 };

@@ -3,7 +3,6 @@
 // set: a gateway without it never loads the Redis client.
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { SharedPersistedQueries, SharedTrustedDocuments } from './documents.ts';
 import { SharedRedis } from './redis.ts';
 import { SharedResponseCache } from './response-cache.ts';
 import type { SharedState } from './shared-state.ts';
@@ -27,13 +26,6 @@ export async function redisSharedState(redisUrl: string, logger: Logger, registr
       return redis.state;
     },
     redis,
-    persistedQueries: (local) => new SharedPersistedQueries(redis, local),
-    trustedDocuments: (own) => {
-      const shared = new SharedTrustedDocuments(redis, own);
-      void shared.publish();
-      onReturn.push(() => shared.publish());
-      return shared;
-    },
     responseCache: (local, settings, onEvent) => {
       const shared = new SharedResponseCache(redis, local, settings, onEvent);
       onReturn.push(() => shared.replay());

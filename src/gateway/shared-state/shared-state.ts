@@ -1,8 +1,6 @@
 // What replicas share (REDIS_URL) or each keeps alone: the stores a gateway instance is given at
 // start, one interface for both (index.ts makes them).
-import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { CacheEvent, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
-import type { MemoryTrustedDocuments, TrustedDocumentStore } from '../trusted-documents/manifest.ts';
 import type { RedisState, SharedRedis } from './redis.ts';
 
 export interface SharedState {
@@ -13,8 +11,6 @@ export interface SharedState {
    * keeps its own state in this process. Each feature makes its store from it.
    */
   readonly redis: SharedRedis | undefined;
-  persistedQueries(local: KeyValueCache<string>): KeyValueCache<string>;
-  trustedDocuments: ((own: MemoryTrustedDocuments) => TrustedDocumentStore) | undefined;
   responseCache(local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void): ResponseCacheStore;
   close(): Promise<void>;
 }
