@@ -1,7 +1,8 @@
-// State shared by replicas, behind one interface with a local fallback: with REDIS_URL, throttle
-// buckets, the response cache and its invalidations, persisted queries, trusted documents and
-// export links go through Redis; without it (or while it is unreachable) each replica keeps its
-// own. The stores are this gateway instance's, made here once at start.
+// The switch between shared and local state: with REDIS_URL, the one connection to Redis through
+// which replicas share their state; without it, none, and each feature keeps its state in this
+// process. Each feature makes its own store from what this gives, where the gateway starts
+// (server.ts): its Redis adapter, which falls back to its local state while Redis is unreachable,
+// or its local store alone. Nothing here knows the features.
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { SharedState } from './shared-state.ts';

@@ -1,6 +1,5 @@
-// The shared state over Redis (REDIS_URL): each store backed by the one connection, what must be
-// redone when Redis returns, and the connection's gauge. Loaded by index.ts only when REDIS_URL is
-// set: a gateway without it never loads the Redis client.
+// The shared state over Redis (REDIS_URL): the one connection and its `redis_connected` gauge.
+// Loaded by index.ts only when REDIS_URL is set: a gateway without it never loads the Redis client.
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { SharedRedis } from './redis.ts';

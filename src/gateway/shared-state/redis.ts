@@ -2,7 +2,9 @@
 // the rule every shared store follows: Redis is never a single point of failure. A command runs
 // only while the connection is up and must answer within a short deadline; otherwise the store
 // falls back to its local state, and the request goes on. The loss is logged once, the return
-// once; `/metrics` and `/readyz` show which it is.
+// once; `/metrics` and `/readyz` show which it is. The stores are the features' own, each in its
+// feature's folder; they import only this file's types, so that ioredis is loaded (by index.ts)
+// only with REDIS_URL.
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 

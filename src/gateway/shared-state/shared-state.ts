@@ -1,5 +1,5 @@
-// What replicas share (REDIS_URL) or each keeps alone: the stores a gateway instance is given at
-// start, one interface for both (index.ts makes them).
+// What a gateway instance is given at start for its state (index.ts makes it): the connection to
+// Redis that replicas share it through, or none, and whether Redis is reachable (for /readyz).
 import type { CacheEvent, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
 import type { RedisState, SharedRedis } from './redis.ts';
 
