@@ -2,8 +2,8 @@
 // packages they load, bundled by esbuild into dist/ as ES modules, and the reference service (a
 // workspace package, built by its own description) into reference-service/dist/, with no plugin:
 // every file is bundled as it is written, so the bundle runs the sources the tests run and each
-// dependency's own code. What it earns: node loads one file instead of some six hundred, which
-// halves the time from a start to its first answer. The system suites (test/system/) run these
+// dependency's own code. What it earns: node loads one file instead of some six hundred, so a
+// start reaches its first answer much sooner. The system suites (test/system/) run these
 // bundles, as `npm start` does. `node scripts/build.mjs [--quiet] [target …]` builds the targets
 // named (gateway, reference-service), or all of them.
 //

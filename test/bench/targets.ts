@@ -188,9 +188,10 @@ export function evaluateExportTargets(exported: BenchResults['export']): TargetC
  * Throttling on costs no more than noise, tracing at most 10 %: judged on the gateway's own CPU
  * time per request (variant over a default gateway started with it), which the load generator
  * and the upstream sharing the machine's cores blur less than requests per second (reported
- * beside it). One shape's ratio moves by some ±12 % from run to run on these machines, in either
- * direction; a real cost moves every shape the same way. So the mean over the shapes is judged
- * (throttling at most 1.05, tracing at most 1.10), and each shape's figure is listed.
+ * beside it). One shape's ratio moves from run to run on these shared machines, in either
+ * direction, by more than the costs judged here; a real cost moves every shape the same way. So
+ * the mean over the shapes is judged (throttling at most 1.05, tracing at most 1.10), and each
+ * shape's figure is listed.
  */
 export function evaluateProductionTargets(production: BenchResults['production']): TargetCheck[] {
   if (production === null) return [];

@@ -481,8 +481,8 @@ describe('npm start under a supervisor (IPC)', () => {
       // a cache that kept what it was given stop the process, out of memory.
       const run = startSupervised({ UPSTREAM_URL: upstream.url }, tempDir(), ['--max-old-space-size=128']);
       const url = await readyOverIpc(run);
-      // A page of devices with their statistics: compiled, it holds some 130 KB; 1,500 of them kept
-      // would be twice the heap (the gateway used to stop, out of memory, after about 700).
+      // A page of devices with their statistics, compiled, is a large object; 1,500 of them kept
+      // would outgrow the heap, and a gateway whose caches were unbounded stopped, out of memory.
       const operation = (i: number) => `query Page${i} { page${i}: protectionDevices(first: 2) {
         totalCount nodes { id deviceId type email endpoint privateIp atbKey services organization { id name logo }
           check { status stat { vpn dnsbl iplist datetime } webStat { datetime wafProtection totalManagedRequests }

@@ -24,8 +24,8 @@ let executable: GraphQLSchema | undefined;
 
 /**
  * The SDL's schema (built and checked once, in schema.ts) given its resolvers, once per process:
- * in place, since a copy of the whole schema (addResolversToSchema's default) took some 10 ms of
- * every start. Nothing changes it afterwards, so every gateway in the process shares it.
+ * in place, since a copy of the whole schema (addResolversToSchema's default) would cost every
+ * start time for nothing. Nothing changes it afterwards, so every gateway in the process shares it.
  */
 export function buildSchema(): GraphQLSchema {
   executable ??= addResolversToSchema({ schema: declared, resolvers, updateResolversInPlace: true });

@@ -13,7 +13,7 @@ export function apolloFeaturesOff<TContext extends BaseContext>(): ApolloServerP
     // No @cacheControl in the schema: the plugin would only time every field to say `no-store`.
     ApolloServerPluginCacheControlDisabled(),
     // Inline traces are for federated subgraphs, which this schema is not: Apollo would still
-    // load its protobuf code (some 8 MB of memory) to find that out.
+    // load its protobuf code, and hold it for the process's life, to find that out.
     ApolloServerPluginInlineTraceDisabled(),
     // Usage and schema reporting would start when APOLLO_KEY (with APOLLO_GRAPH_REF, or
     // APOLLO_SCHEMA_REPORTING) happens to be in the environment, sending every operation's shape

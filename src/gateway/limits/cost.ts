@@ -165,7 +165,7 @@ export class QueryTooComplexError extends GatewayError {
 /**
  * `estimateOperation`, remembered (estimate-memo.ts). A repeated operation has only its Int and
  * Boolean variables coerced, those its estimate depends on: coercing all of them (a framework
- * edit's input of controls, some 130 µs) would cost more than the estimate it looks up. Execution
+ * edit's input of controls, field by field) would cost more than the estimate it looks up. Execution
  * coerces them all and refuses what does not fit; the executor then tells the cost report that the
  * operation has no estimate (`forget`).
  */
