@@ -33,9 +33,9 @@ export interface StartupFigures {
  * Variables this machine sets for its own tools that a start of the gateway pays for although no
  * setting of the gateway asks for them. NODE_EXTRA_CA_CERTS (here, the bundle of the machine's
  * package proxy): node 20 builds its whole store of root certificates as the process starts,
- * before any JavaScript, whenever it is set (about 60 ms here), and the gateway in front of a
- * plain-HTTP upstream never makes a TLS connection. An operator whose upstream needs a private CA
- * sets it and pays that (the README says how to pay it at the first TLS connection instead).
+ * before any JavaScript, whenever it is set, and the gateway in front of a plain-HTTP upstream
+ * never makes a TLS connection. An operator whose upstream needs a private CA sets it and pays
+ * that (docs/deployment.md says how to pay it at the first TLS connection instead).
  */
 const MACHINE_ONLY = ['NODE_EXTRA_CA_CERTS'] as const;
 
