@@ -11,9 +11,7 @@ import type { GatewayMetrics } from './observability/metrics.ts';
 import { RequestObservation } from './observability/observation.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 import type { Transport } from './upstream/transport.ts';
-import { keyHash } from './key-hash.ts';
-import { StaleReads } from './response-cache/stale.ts';
-import type { ResponseCacheStore } from './response-cache/store.ts';
+import type { RequestCache, StaleReads } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 
 export interface GatewayContext {
@@ -34,7 +32,7 @@ export interface GatewayContext {
   exportLinks: ExportLinks;
   /** This gateway's origin as the client reached it (`http://host:port`), for links it hands out. */
   origin: string;
-  /** With the response cache on: the fields this request was served stale (`extensions.stale`). */
+  /** With the response cache serving stale answers: the fields this request was served stale (`extensions.stale`). */
   stale?: StaleReads;
   /** With tracing on: this request's span. */
   trace?: OperationTrace;
@@ -57,15 +55,15 @@ export function contextFactory(
   tail: TailHub,
   exportLinks: ExportLinks,
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
-  cache?: ResponseCacheStore,
+  /** With the response cache on: what it gives the request of `apiKey`. */
+  cache?: { forRequest(apiKey: string | null): RequestCache | undefined },
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   const controlIds = new ControlIds();
   return ({ requestId, apiKey, signal, origin, trace }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
-    // Answers are kept per key (by its hash); a request without a key makes no call to keep.
-    const cached = cache !== undefined && apiKey ? { store: cache, partition: keyHash(apiKey), stale: new StaleReads() } : undefined;
+    const cached = cache?.forRequest(apiKey);
     const upstream = transport.client({
       // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
       apiKey: apiKey ?? '',
@@ -74,9 +72,9 @@ export function contextFactory(
       onCall: observation.onCall,
       onRetry,
       beforeCall: () => budget.take(),
-      ...(cached ? { cache: cached } : {}),
+      ...(cached ? { cache: cached.caller } : {}),
       ...(trace ? { trace } : {}),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, ...(cached ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, ...(cached?.stale ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
   };
 }

@@ -11,6 +11,8 @@ import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
 import { buildSchema } from './domains/index.ts';
+import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
+import { ROUTE_CACHE_RULES } from './domains/routes.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
 import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
 import { jitGateway } from './executor/executor.ts';
@@ -35,7 +37,7 @@ import { hostForUrl, originResolver } from './http/origin.ts';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
 import { readiness } from './http/readiness.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
-import { responseCacheFor, staleExtensionPlugin } from './response-cache/index.ts';
+import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
@@ -80,6 +82,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
     maxBodyBytes: options.upstreamMaxBodyBytes,
     onCircuitStateChange: (state) => metrics.setCircuitState(upstreamOrigin, state),
+    readinessProbe: READINESS_PROBE,
   });
   metrics.setCircuitState(upstreamOrigin, transport.breaker.state);
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
@@ -93,12 +96,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis);
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
-  const responseCache = responseCacheFor(options.responseCache, metrics.registry, shared.responseCache);
+  // With REDIS_URL, shared by the replicas through the shared connection.
+  const responseCache = responseCacheFor<GatewayContext>(options.responseCache, {
+    registry: metrics.registry,
+    rules: ROUTE_CACHE_RULES,
+    ...(shared.redis ? { redis: shared.redis } : {}),
+  });
   // OpenTelemetry, when an OTLP endpoint is set: loaded only then, this gateway's own provider.
   const tracing = options.tracing === undefined ? undefined : (await import('./observability/tracing/tracer.ts')).startTracing(options.tracing);
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger });
+  const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger });
   const schema = buildSchema();
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
@@ -144,7 +152,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ...(throttled ? [throttled.plugin] : []),
       observabilityPlugin<GatewayContext>({ logger, metrics, estimateOf: cost.estimateOf }),
       cost.plugin,
-      ...(responseCache ? [staleExtensionPlugin<GatewayContext>()] : []),
+      ...(responseCache?.plugins ?? []),
     ],
   });
   await apollo.start();

@@ -13,7 +13,7 @@ import { isAvailabilityFailure } from '../upstream/circuit-breaker.ts';
 import { parseJsonObject, upstreamDetail } from '../upstream/envelope.ts';
 import { outcomeOfNetworkError } from '../upstream/exchange.ts';
 import { redactKey, upstreamError, type UpstreamOutcome } from '../upstream/outcome.ts';
-import { fillPath, routes } from '../upstream/routes.ts';
+import { fillPath, type Route } from '../upstream/routes.ts';
 import type { Transport } from '../upstream/transport.ts';
 import { TOKEN_PATTERN, type ExportFormat, type ExportLink, type ExportLinkStore } from './links.ts';
 import { ExportMetrics } from './metrics.ts';
@@ -25,6 +25,8 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 export interface ExportRouteOptions {
   links: ExportLinkStore;
   transport: Transport;
+  /** The v1 route of a device's traffic, which an export reads with `export=<format>`. */
+  trafficRoute: Route<unknown>;
   /** Deadline of the upstream's first byte, and of each gap between two pieces of its body. */
   deadlineMs: number;
   /** Where the exports' metrics are registered: the gateway's /metrics. */
@@ -49,11 +51,11 @@ function fileHeaders(link: ExportLink): Record<string, string> {
   };
 }
 
-function upstreamPath(transport: Transport, link: ExportLink): string {
+function upstreamPath(transport: Transport, trafficRoute: Route<unknown>, link: ExportLink): string {
   const query = new URLSearchParams({ export: link.format, order: link.order });
   for (const action of link.actions ?? []) query.append('actions[]', action);
   if (link.search) query.set('search', link.search);
-  return `${transport.basePath}${fillPath(routes.listTraffic, { id: link.deviceId })}?${query}`;
+  return `${transport.basePath}${fillPath(trafficRoute, { id: link.deviceId })}?${query}`;
 }
 
 /** The HTTP status of a failure before the first byte: the link's key or device, or the upstream. */
@@ -79,7 +81,7 @@ async function errorOutcome(response: Dispatcher.ResponseData): Promise<Upstream
 }
 
 export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage, res: ServerResponse, token: string) => Promise<void> {
-  const { transport, logger } = options;
+  const { transport, trafficRoute, logger } = options;
   const metrics = new ExportMetrics(options.registry);
   return async (req, res, token) => {
     const head = req.method === 'HEAD';
@@ -123,7 +125,7 @@ export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage,
     try {
       response = await transport.pool.request({
         method: 'GET',
-        path: upstreamPath(transport, link),
+        path: upstreamPath(transport, trafficRoute, link),
         headers: { 'x-service-token': link.apiKey, accept: CONTENT_TYPES[link.format] },
         signal: cancel.signal,
         headersTimeout: options.deadlineMs,

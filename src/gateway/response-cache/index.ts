@@ -1,42 +1,69 @@
 // The response cache as the configuration asks for it (RESPONSE_CACHE_TTL_S, STALE_IF_ERROR_S,
-// RESPONSE_CACHE_MAX_BYTES): off unless one of the first two is set, and `extensions.stale` on
-// the responses it served stale.
+// RESPONSE_CACHE_MAX_BYTES): off unless one of the first two is set. Everything of it is here: the
+// store (this process's, or shared by replicas through Redis), the domains' rules it applies, its
+// metrics, what it gives each request's upstream client, and `extensions.stale`.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Registry } from 'prom-client';
-import { CacheMetrics } from '../observability/cache-metrics.ts';
-import type { StaleReads } from './stale.ts';
-import { ResponseCache, type CacheEvent, type ResponseCacheSettings, type ResponseCacheStore } from './store.ts';
+import { keyHash } from '../key-hash.ts';
+import type { SharedRedis } from '../shared-state/redis.ts';
+import type { CallerCache } from '../upstream/call-types.ts';
+import type { Route } from '../upstream/routes.ts';
+import { CacheOfCaller } from './caller.ts';
+import { CacheMetrics } from './metrics.ts';
+import { staleExtensionPlugin } from './plugin.ts';
+import { SharedResponseCache } from './redis-store.ts';
+import type { CacheRule, DeclaredRule } from './rules.ts';
+import { StaleReads } from './stale.ts';
+import { ResponseCache, type ResponseCacheSettings, type ResponseCacheStore } from './store.ts';
 
-export { ResponseCache, type ResponseCacheSettings } from './store.ts';
+export type { ResponseCacheSettings } from './store.ts';
+export type { StaleReads };
 
-/**
- * This gateway's cache, or undefined when both the TTL and the stale window are 0. `share`, with
- * replicas, puts a cache shared through Redis in front of this process's own.
- */
-export function responseCacheFor(
-  settings: ResponseCacheSettings,
-  registry: Registry,
-  share: (local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void) => ResponseCacheStore = (local) => local,
-): ResponseCacheStore | undefined {
-  if (settings.ttlMs === 0 && settings.staleIfErrorMs === 0) return undefined;
-  // The gauge reads the cache's size when scraped, long after both exist.
-  const metrics: CacheMetrics = new CacheMetrics([registry], (): number => local.bytes);
-  const local: ResponseCache = new ResponseCache(settings, metrics.count);
-  return share(local, settings, metrics.count);
+export interface ResponseCacheOptions {
+  registry: Registry;
+  /** Every route's rule, as the domains declare them. */
+  rules: readonly DeclaredRule[];
+  /** With REDIS_URL: the connection replicas share answers and invalidations through. */
+  redis?: SharedRedis;
 }
 
-/** Writes `extensions.stale: [{ path, age }]` on a response some of whose fields were served stale. */
-export function staleExtensionPlugin<TContext extends { stale?: StaleReads }>(): ApolloServerPlugin<TContext> {
+/** What one request gets of the cache: its upstream client's cache, and its stale record. */
+export interface RequestCache {
+  caller: CallerCache;
+  stale?: StaleReads;
+}
+
+export interface GatewayResponseCache<TContext extends { stale?: StaleReads }> {
+  /** The cache for one request's key; undefined without a key (such a request makes no call to keep). */
+  forRequest(apiKey: string | null): RequestCache | undefined;
+  /** The Apollo plugins of the cache (`extensions.stale`). */
+  plugins: ApolloServerPlugin<TContext>[];
+}
+
+/** This gateway's cache, or undefined when both the TTL and the stale window are 0. */
+export function responseCacheFor<TContext extends { stale?: StaleReads }>(
+  settings: ResponseCacheSettings,
+  options: ResponseCacheOptions,
+): GatewayResponseCache<TContext> | undefined {
+  if (settings.ttlMs === 0 && settings.staleIfErrorMs === 0) return undefined;
+  // The gauge reads the cache's size when scraped, long after both exist.
+  const metrics: CacheMetrics = new CacheMetrics([options.registry], (): number => local.bytes);
+  const local: ResponseCache = new ResponseCache(settings, metrics.count);
+  let store: ResponseCacheStore = local;
+  if (options.redis !== undefined) {
+    const shared = new SharedResponseCache(options.redis, local, settings, metrics.count);
+    // The invalidations made while Redis was away reach it before it serves again.
+    options.redis.whenBack(() => shared.replay());
+    store = shared;
+  }
+  const rules = new Map<Route<unknown>, CacheRule>(options.rules.map(({ route, rule }) => [route, rule]));
+  const servesStale = settings.staleIfErrorMs > 0;
   return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ response, contextValue }) {
-          const fields = contextValue.stale?.fields;
-          if (!fields || fields.length === 0) return;
-          const result = response.body.kind === 'single' ? response.body.singleResult : response.body.initialResult;
-          result.extensions = { ...result.extensions, stale: fields };
-        },
-      };
+    forRequest(apiKey) {
+      if (!apiKey) return undefined;
+      const stale = servesStale ? new StaleReads() : undefined;
+      return { caller: new CacheOfCaller(store, rules, keyHash(apiKey), stale), ...(stale ? { stale } : {}) };
     },
+    plugins: servesStale ? [staleExtensionPlugin<TContext>()] : [],
   };
 }

@@ -1,7 +1,8 @@
 // The answers one GraphQL request was served stale (the upstream failed, the cache answered), and
-// the fields they reached, for `extensions.stale`. The upstream client marks what it returned from
-// a stale answer (the result, its list and the list's records: what the loaders hand on); the
-// resolvers that take values from the loaders note their path when the value is marked.
+// the fields they reached, for `extensions.stale`. The upstream client hands the cache what it
+// built from a stale answer, which is marked here (the result, its list and the list's records:
+// what the loaders hand on); the resolvers that take values from the loaders note their path when
+// the value is marked.
 import type { GraphQLResolveInfo } from 'graphql';
 import { responsePathAsArray } from 'graphql';
 
@@ -18,7 +19,7 @@ export class StaleReads {
   readonly #ages = new WeakMap<object, number>();
   readonly fields: StaleField[] = [];
 
-  /** Called by the upstream client with a value it built from an answer `ageMs` old. */
+  /** A value built from an answer `ageMs` old, handed out by the upstream client. */
   mark(value: unknown, ageMs: number): void {
     const age = Math.floor(ageMs / 1000);
     if (value === null || typeof value !== 'object') return;

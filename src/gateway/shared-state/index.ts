@@ -11,7 +11,6 @@ import type { SharedState } from './shared-state.ts';
 const LOCAL: SharedState = {
   redisState: undefined,
   redis: undefined,
-  responseCache: (local) => local,
   close: async () => {},
 };
 

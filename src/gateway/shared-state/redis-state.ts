@@ -3,20 +3,14 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { SharedRedis } from './redis.ts';
-import { SharedResponseCache } from './response-cache.ts';
 import type { SharedState } from './shared-state.ts';
 
 export async function redisSharedState(redisUrl: string, logger: Logger, registry: Registry): Promise<SharedState> {
   const connected = new Gauge({ name: 'redis_connected', help: 'Whether the shared state (REDIS_URL) is reachable: 1, or 0 while each replica uses its local state', registers: [registry] });
-  // What must be redone when Redis returns: invalidations made without it, documents to share.
-  const onReturn: (() => Promise<void>)[] = [];
   const redis = new SharedRedis({
     url: redisUrl,
     logger,
     onState: (state) => connected.set(state === 'connected' ? 1 : 0),
-    onReconnect: () => {
-      for (const redo of onReturn) void redo().catch(() => {});
-    },
   });
   connected.set(0);
   await redis.ready();
@@ -25,11 +19,6 @@ export async function redisSharedState(redisUrl: string, logger: Logger, registr
       return redis.state;
     },
     redis,
-    responseCache: (local, settings, onEvent) => {
-      const shared = new SharedResponseCache(redis, local, settings, onEvent);
-      onReturn.push(() => shared.replay());
-      return shared;
-    },
     close: () => redis.close(),
   };
 }

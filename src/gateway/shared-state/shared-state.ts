@@ -1,6 +1,5 @@
 // What a gateway instance is given at start for its state (index.ts makes it): the connection to
 // Redis that replicas share it through, or none, and whether Redis is reachable (for /readyz).
-import type { CacheEvent, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
 import type { RedisState, SharedRedis } from './redis.ts';
 
 export interface SharedState {
@@ -11,6 +10,5 @@ export interface SharedState {
    * keeps its own state in this process. Each feature makes its store from it.
    */
   readonly redis: SharedRedis | undefined;
-  responseCache(local: ResponseCache, settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void): ResponseCacheStore;
   close(): Promise<void>;
 }

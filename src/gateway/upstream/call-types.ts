@@ -1,15 +1,13 @@
 // The types of an upstream call: what a caller (a GraphQL request, a tail's poller, an export)
-// brings to its calls, what it learns of each attempt, and what the client needs of its transport.
-// Apart from the client, so that what observes calls (metrics, tracing, the response cache) can
-// name them without depending on the client itself.
+// brings to its calls, what it learns of each attempt, what the client needs of its transport, and
+// the hook a response cache plugs in through. Apart from the client, so that what observes calls
+// (metrics, tracing, the response cache) can name them without depending on the client itself.
 import type { Pool } from 'undici';
 import type { ErrorCode } from '../errors.ts';
-import type { StaleReads } from '../response-cache/stale.ts';
-import type { ResponseCacheStore } from '../response-cache/store.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { BackoffOptions, RetryBudget } from './retry.ts';
 import type { NetworkCause } from './outcome.ts';
-import type { HttpMethod } from './routes.ts';
+import type { HttpMethod, Route } from './routes.ts';
 
 /** How one upstream call ended: `ok`, the error code it became, or `CANCELLED`. */
 export type CallOutcome = 'ok' | ErrorCode | 'CANCELLED';
@@ -67,7 +65,7 @@ export interface CallerOptions {
   deadlineMs?: number;
   maxBodyBytes?: number;
   retries?: number;
-  /** The gateway's response cache, when on (RESPONSE_CACHE_TTL_S): GETs are read from it and kept in it. */
+  /** A response cache, when one is on: the reads it has a rule for are read from it and kept in it. */
   cache?: CallerCache;
   /** The operation's span, when tracing is on: each attempt gets a child span and sends its `traceparent`. */
   trace?: UpstreamTracer;
@@ -89,12 +87,34 @@ export interface CallInput {
   body?: unknown;
 }
 
-/** The response cache as one caller uses it: its key's partition, and its request's stale record. */
+/** What one call is to a response cache: a read kept under these tags, or a mutation that invalidates them. */
+export type CacheUse = { readonly read: readonly string[] } | { readonly invalidates: readonly string[] };
+
+/** An answer a cache kept: the body's text as the upstream sent it, and how old it is. */
+export interface KeptAnswer {
+  text: string;
+  ageMs: number;
+}
+
+/**
+ * A response cache as one caller's client uses it, already bound to what separates callers (the
+ * key): declared here, implemented by the cache (response-cache/), so that the transport knows no
+ * cache and no route's rule. The client asks `use` first; for a read it then looks up, keeps, or
+ * falls back on a stale answer, and for a mutation it invalidates once the call is over.
+ */
 export interface CallerCache {
-  store: ResponseCacheStore;
-  /** The key's hash: answers are never shared across keys. */
-  partition: string;
-  stale: StaleReads;
+  /** What this call is to the cache; undefined when the cache has nothing to do with it. */
+  use(route: Route<unknown>, input: CallInput): CacheUse | undefined;
+  /** A fresh answer, or the stamp to keep the call's answer with (what invalidations it must not have missed). */
+  lookup(path: string, tags: readonly string[]): Promise<{ fresh: KeptAnswer } | { stamp: unknown }>;
+  /** Keeps the call's answer, unless one of its tags was invalidated since `lookup` gave `stamp`. Never fails. */
+  keep(path: string, text: string, tags: readonly string[], stamp: unknown): Promise<void>;
+  /** An answer kept from before that may stand in for a failed call; never an invalidated one. */
+  stale(path: string, tags: readonly string[]): Promise<KeptAnswer | undefined>;
+  /** The client hands out `value`, built from a stale answer `ageMs` old: the cache may mark it as such. */
+  servedStale(value: unknown, ageMs: number): void;
+  /** Answers with one of these tags stop being served, for every caller. */
+  invalidate(tags: readonly string[]): Promise<void>;
 }
 
 /** One upstream attempt's span: the headers that name it to the upstream, then how it ended. */

@@ -1,7 +1,8 @@
 // The upstream client of one GraphQL request: it carries that request's key, the operation's
 // deadline, its cancellation and its hooks, over the transport its gateway owns. Every call goes
 // through `call()`: deadlines, retries of GETs, the retry budget and the breaker are applied there
-// and nowhere else, and every failure leaves it as one of the contract's error codes.
+// and nowhere else, and every failure leaves it as one of the contract's error codes. A response
+// cache, when the caller brings one, is asked about each call through `CallerCache`.
 import { ErrorCode, RequestCancelledError, isCancelled, unauthenticated, UpstreamError } from '../errors.ts';
 import { ContractViolation } from './check.ts';
 import { isAvailabilityFailure, type CircuitBreaker, type CircuitPermit } from './circuit-breaker.ts';
@@ -11,9 +12,8 @@ import { redactKey, retryAfterMs, upstreamError, type UpstreamOutcome } from './
 import { backoffMs, isRetryable } from './retry.ts';
 import { fillPath, type HttpMethod, type Route } from './routes.ts';
 import type { CallInput, CallerOptions, CallOutcome, CallRecord, TransportState } from './call-types.ts';
-import { cacheRuleOf } from '../response-cache/tags.ts';
 
-export type { CallerCache, CallInput, CallerOptions, CallOutcome, CallRecord, RetryRecord, TransportState } from './call-types.ts';
+export type { CacheUse, CallerCache, CallInput, CallerOptions, CallOutcome, CallRecord, KeptAnswer, RetryRecord, TransportState } from './call-types.ts';
 
 /**
  * Less time than this left, and an attempt is not made: it could not be answered in time (and
@@ -74,11 +74,11 @@ export class UpstreamClient {
     if (!/^[\x21-\x7e]+$/.test(apiKey)) throw unauthenticated('The API key is empty or has characters a header cannot carry');
     const search = input.query?.toString();
     const path = `${this.#transport.basePath}${fillPath(route, input.params)}${search ? `?${search}` : ''}`;
-    const rule = cache === undefined ? undefined : cacheRuleOf(route);
-    const tags = rule !== undefined && 'read' in rule ? rule.read(input) : undefined;
+    const use = cache?.use(route, input);
+    const tags = use !== undefined && 'read' in use ? use.read : undefined;
     let stamp: unknown;
     if (cache !== undefined && tags !== undefined) {
-      const found = await cache.store.lookup(cache.partition, path, tags);
+      const found = await cache.lookup(path, tags);
       // An answer from the cache is no upstream call: not counted, not charged, not sent.
       if ('fresh' in found) return this.#interpret(route, cachedResponse(found.fresh.text)).value;
       stamp = found.stamp;
@@ -92,16 +92,16 @@ export class UpstreamClient {
       const answer = await this.#attempts(route, path, input.body, deadline);
       const { text } = answer;
       // Kept in the background: the answer does not wait for the cache.
-      if (cache !== undefined && tags !== undefined) void cache.store.keep(cache.partition, path, text, tags, stamp);
+      if (cache !== undefined && tags !== undefined) void cache.keep(path, text, tags, stamp);
       return answer.value;
     } catch (error) {
       // The upstream failed where another answer would have done: one kept from before, within
-      // STALE_IF_ERROR_S, and marked so that the response says which fields it reached.
+      // the cache's stale window, and handed to the cache as stale so that the response can say so.
       if (cache !== undefined && tags !== undefined && error instanceof UpstreamError && STALE_IF_ERROR_CODES.has(error.code)) {
-        const stale = await cache.store.stale(cache.partition, path, tags);
+        const stale = await cache.stale(path, tags);
         if (stale !== undefined) {
           const { value } = this.#interpret(route, cachedResponse(stale.text));
-          cache.stale.mark(value, stale.ageMs);
+          cache.servedStale(value, stale.ageMs);
           return value;
         }
       }
@@ -109,7 +109,7 @@ export class UpstreamClient {
     } finally {
       // Whatever a mutation's outcome, it may have changed what it names (a timeout can hide a success).
       // Done before the mutation answers: the next read, on any replica, sees it.
-      if (cache !== undefined && rule !== undefined && 'invalidates' in rule) await cache.store.invalidate(rule.invalidates(input));
+      if (cache !== undefined && use !== undefined && 'invalidates' in use) await cache.invalidate(use.invalidates);
     }
   }
 

@@ -1,6 +1,6 @@
 // The v1 envelope (rest-v1.md, "Envelope and errors"): every body is a JSON object with an integer
 // `error` and a `messages` list, and a success body carries its operation's result beside them.
-// What each operation's result must look like is declared with its route (routes.ts), from the
+// What each operation's result must look like is declared with its route, by its domain, from the
 // domains' wire records.
 import { anyArray, arrayOf, checkAt, int, isObject, nonNegativeInt, type Check } from './check.ts';
 import type { UpstreamDetail } from '../errors.ts';

@@ -1,16 +1,21 @@
 // v1's names for the parts of a request, as a GraphQL client knows them. v1 names a faulty input
 // by its query parameter (`organization`), path parameter (`organizationid`) or body path
 // (`security_frameworks.2.evidence_type`); the client sent `organizationId`, `filter.search` or
-// `input.controls[2].evidenceType`. Each route says how its names read, so that an error message
-// speaks of what the client wrote. `extensions.upstream` keeps v1's own words.
+// `input.controls[2].evidenceType`. Each route says how its names read (its domain declares them
+// with `names()`), so that an error message speaks of what the client wrote. `extensions.upstream`
+// keeps v1's own words.
 
 /** The GraphQL name of one of a route's v1 names, or undefined when it has none. */
 export type FieldNames = (v1Field: string) => string | undefined;
 
 const CAMEL = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-/** A route's names: fixed ones, then indexed body paths (`list.N.field`). */
-function names(fixed: Record<string, string>, lists: Record<string, { path: string; fields?: Record<string, string> }> = {}): FieldNames {
+/**
+ * A route's names: fixed ones (`{ organizationid: 'organizationId' }`), then indexed body paths
+ * (`list.N.field`): `lists` maps a v1 list to its GraphQL path and, where they differ from the
+ * camel-cased v1 name, its items' field names.
+ */
+export function names(fixed: Record<string, string>, lists: Record<string, { path: string; fields?: Record<string, string> }> = {}): FieldNames {
   return (field) => {
     const known = fixed[field];
     if (known !== undefined) return known;
@@ -21,25 +26,6 @@ function names(fixed: Record<string, string>, lists: Record<string, { path: stri
     return match[3] === undefined ? item : `${item}.${list.fields?.[match[3]] ?? CAMEL(match[3])}`;
   };
 }
-
-const PAGE = { limit: 'first', offset: 'after', order: 'orderBy' };
-const CONTROLS = { security_frameworks: { path: 'input.controls', fields: { id: 'controlId' } } };
-const FRAMEWORK_INPUT = { title: 'input.title', security_frameworks: 'input.controls' };
-const FRAMEWORK_PATH = { organizationid: 'organizationId', frameworkid: 'id' };
-
-export const FIELD_NAMES = {
-  listSecurityFrameworks: names({ organizationid: 'organizationId' }),
-  createSecurityFramework: names({ organization: 'organizationId', ...FRAMEWORK_INPUT }, CONTROLS),
-  updateSecurityFramework: names({ ...FRAMEWORK_PATH, ...FRAMEWORK_INPUT }, CONTROLS),
-  deleteSecurityFramework: names(FRAMEWORK_PATH),
-  updateWebProtectionRecord: names(
-    { id: 'id', organization: 'input.organizationId', fqdn: 'input.fqdn', email: 'input.email', endpoint: 'input.endpoint', services: 'input.services' },
-    { services: { path: 'input.services' } },
-  ),
-  deleteWebProtectionRecord: names({ id: 'id' }),
-  listProtectionDevices: names({ ...PAGE, organization: 'filter.organizationId', services: 'filter.services', 'services[]': 'filter.services' }),
-  listTraffic: names({ ...PAGE, id: 'deviceId', search: 'filter.search', actions: 'filter.actions', 'actions[]': 'filter.actions' }),
-} satisfies Record<string, FieldNames>;
 
 const ESCAPE = /[.*+?^${}()|[\]\\]/g;
 

@@ -11,7 +11,6 @@ import { parseJsonObject } from './envelope.ts';
 import { AttemptFailed, exchange } from './exchange.ts';
 import { createPool, type PoolOptions } from './pool.ts';
 import { DEFAULT_BACKOFF, RetryBudget, type BackoffOptions } from './retry.ts';
-import { fillPath, routes } from './routes.ts';
 
 export interface TransportOptions {
   /** The service base, without `/api/v1` (may carry a path prefix). */
@@ -29,6 +28,11 @@ export interface TransportOptions {
   /** Hears each move of the circuit (metrics, logs). */
   onCircuitStateChange?: (state: CircuitState) => void;
   pool?: PoolOptions;
+  /**
+   * What `answers()` GETs to learn whether the upstream is up, below the base URL: a cheap read
+   * (a page of one), e.g. `/api/v1/atb?limit=1`. Without it, `answers()` GETs the base path.
+   */
+  readinessProbe?: string;
 }
 
 /** What every call of this transport uses unless its caller says otherwise. */
@@ -60,6 +64,7 @@ export class Transport {
    */
   #probePool: Pool | undefined;
   readonly #origin: string;
+  readonly #probePath: string;
 
   constructor(options: TransportOptions) {
     const base = new URL(options.baseUrl);
@@ -68,6 +73,7 @@ export class Transport {
     }
     this.#origin = base.origin;
     this.basePath = base.pathname.replace(/\/+$/, '');
+    this.#probePath = `${this.basePath}${options.readinessProbe ?? '/'}`;
     this.pool = createPool(base, options.pool);
     this.breaker = new CircuitBreaker(options.circuitBreaker, options.onCircuitStateChange);
     this.defaults = {
@@ -84,8 +90,8 @@ export class Transport {
   }
 
   /**
-   * Whether the upstream answers with its v1 envelope at all (for `/readyz`): one GET of a
-   * one-device page on the probe's own connection, with a short deadline and a small body cap,
+   * Whether the upstream answers with its v1 envelope at all (for `/readyz`): one GET of the
+   * readiness probe on the probe's own connection, with a short deadline and a small body cap,
    * not retried, not counted by the breaker. It needs no key: a 401's envelope says the service
    * is up as well as a page would.
    */
@@ -95,7 +101,7 @@ export class Transport {
       const response = await exchange({
         pool: this.#probePool,
         method: 'GET',
-        path: `${this.basePath}${fillPath(routes.listProtectionDevices)}?limit=1`,
+        path: this.#probePath,
         apiKey: '',
         deadlineAt: performance.now() + READINESS_DEADLINE_MS,
         maxBodyBytes: READINESS_MAX_BODY_BYTES,

@@ -1,8 +1,8 @@
 // The v1 operations on protection devices and their traffic (rest-v1.md, operations 7–8).
 import type { UpstreamClient } from '../../upstream/client.ts';
 import type { WireList } from '../../upstream/envelope.ts';
-import { routes } from '../../upstream/routes.ts';
 import type { WireProtectionDevice, WireTrafficLogEntry } from './wire.ts';
+import { deviceRoutes } from './routes.ts';
 
 type Id = string | number;
 
@@ -42,12 +42,12 @@ export function listProtectionDevices(client: UpstreamClient, q: ProtectionDevic
   const query = listQuery(q);
   setIfGiven(query, 'organization', q.organization);
   appendAll(query, 'services', q.services);
-  return client.call(routes.listProtectionDevices, { query });
+  return client.call(deviceRoutes.listProtectionDevices, { query });
 }
 
 export function listTraffic(client: UpstreamClient, deviceId: Id, q: TrafficQuery = {}): Promise<WireList<WireTrafficLogEntry>> {
   const query = listQuery(q);
   appendAll(query, 'actions[]', q.actions);
   setIfGiven(query, 'search', q.search);
-  return client.call(routes.listTraffic, { params: { id: String(deviceId) }, query });
+  return client.call(deviceRoutes.listTraffic, { params: { id: String(deviceId) }, query });
 }

@@ -1,8 +1,8 @@
 // The v1 operations on web protection records (rest-v1.md, operations 5–6): a partial edit and a
 // delete, both by id.
 import type { UpstreamClient } from '../../upstream/client.ts';
-import { routes } from '../../upstream/routes.ts';
 import type { WireWebProtectionRecord } from './wire.ts';
+import { webProtectionRoutes } from './routes.ts';
 
 type Id = string | number;
 
@@ -16,9 +16,9 @@ export interface WebProtectionRecordPatch {
 }
 
 export function updateWebProtectionRecord(client: UpstreamClient, id: Id, body: WebProtectionRecordPatch): Promise<WireWebProtectionRecord> {
-  return client.call(routes.updateWebProtectionRecord, { params: { id: String(id) }, body });
+  return client.call(webProtectionRoutes.updateWebProtectionRecord, { params: { id: String(id) }, body });
 }
 
 export function deleteWebProtectionRecord(client: UpstreamClient, id: Id): Promise<WireWebProtectionRecord> {
-  return client.call(routes.deleteWebProtectionRecord, { params: { id: String(id) } });
+  return client.call(webProtectionRoutes.deleteWebProtectionRecord, { params: { id: String(id) } });
 }

@@ -1,7 +1,7 @@
 // The response cache as the operator sees it: lookups by result, answers kept, invalidations,
 // stale answers served while the upstream failed, and the bytes held.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CacheEvent } from '../response-cache/store.ts';
+import type { CacheEvent } from './store.ts';
 
 export class CacheMetrics {
   readonly #events: Counter<'event'>;

@@ -8,9 +8,8 @@
 // While Redis is unreachable each replica caches alone (ResponseCache), and the tags it
 // invalidates meanwhile are replayed to Redis when it returns, so that no replica then serves
 // what a mutation made during the outage changed.
-import type { CachedAnswer, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from '../response-cache/store.ts';
-import type { CacheEvent } from '../response-cache/store.ts';
-import type { SharedRedis } from './redis.ts';
+import type { SharedRedis } from '../shared-state/redis.ts';
+import type { CacheEvent, CachedAnswer, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from './store.ts';
 
 const ENTRY = 'gw:rc:e:';
 const TAG = 'gw:rc:t:';
