@@ -107,7 +107,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger });
-  const schema = buildSchema();
+  // With stale answers served, every resolver that takes the context is wrapped to find the fields they reached.
+  const schema = buildSchema(responseCache?.fieldWrapper);
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
     // checked this often (node's default, 30 s, would let a short deadline run long).

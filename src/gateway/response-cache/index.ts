@@ -1,7 +1,8 @@
 // The response cache as the configuration asks for it (RESPONSE_CACHE_TTL_S, STALE_IF_ERROR_S,
 // RESPONSE_CACHE_MAX_BYTES): off unless one of the first two is set. Everything of it is here: the
 // store (this process's, or shared by replicas through Redis), the domains' rules it applies, its
-// metrics, what it gives each request's upstream client, and `extensions.stale`.
+// metrics, what it gives each request's upstream client, and, when it may serve stale answers,
+// what finds the fields they reached and `extensions.stale`.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Registry } from 'prom-client';
 import { keyHash } from '../key-hash.ts';
@@ -13,11 +14,12 @@ import { CacheMetrics } from './metrics.ts';
 import { staleExtensionPlugin } from './plugin.ts';
 import { SharedResponseCache } from './redis-store.ts';
 import type { CacheRule, DeclaredRule } from './rules.ts';
+import { noteStaleFields, type StaleAwareContext } from './stale-fields.ts';
 import { StaleReads } from './stale.ts';
 import { ResponseCache, type ResponseCacheSettings, type ResponseCacheStore } from './store.ts';
 
 export type { ResponseCacheSettings } from './store.ts';
-export type { StaleReads };
+export type { StaleReads } from './stale.ts';
 
 export interface ResponseCacheOptions {
   registry: Registry;
@@ -33,15 +35,20 @@ export interface RequestCache {
   stale?: StaleReads;
 }
 
-export interface GatewayResponseCache<TContext extends { stale?: StaleReads }> {
+export interface GatewayResponseCache<TContext extends StaleAwareContext> {
   /** The cache for one request's key; undefined without a key (such a request makes no call to keep). */
   forRequest(apiKey: string | null): RequestCache | undefined;
   /** The Apollo plugins of the cache (`extensions.stale`). */
   plugins: ApolloServerPlugin<TContext>[];
+  /**
+   * Put around every resolver when the schema is built, when stale answers may be served (it
+   * finds the fields they reached); undefined when they never are, and the schema has no wrapper.
+   */
+  fieldWrapper: typeof noteStaleFields | undefined;
 }
 
 /** This gateway's cache, or undefined when both the TTL and the stale window are 0. */
-export function responseCacheFor<TContext extends { stale?: StaleReads }>(
+export function responseCacheFor<TContext extends StaleAwareContext>(
   settings: ResponseCacheSettings,
   options: ResponseCacheOptions,
 ): GatewayResponseCache<TContext> | undefined {
@@ -65,5 +72,6 @@ export function responseCacheFor<TContext extends { stale?: StaleReads }>(
       return { caller: new CacheOfCaller(store, rules, keyHash(apiKey), stale), ...(stale ? { stale } : {}) };
     },
     plugins: servesStale ? [staleExtensionPlugin<TContext>()] : [],
+    fieldWrapper: servesStale ? noteStaleFields : undefined,
   };
 }

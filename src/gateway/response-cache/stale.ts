@@ -1,10 +1,9 @@
 // The answers one GraphQL request was served stale (the upstream failed, the cache answered), and
 // the fields they reached, for `extensions.stale`. The upstream client hands the cache what it
 // built from a stale answer, which is marked here (the result, its list and the list's records:
-// what the loaders hand on); the resolvers that take values from the loaders note their path when
-// the value is marked.
-import type { GraphQLResolveInfo } from 'graphql';
-import { responsePathAsArray } from 'graphql';
+// what the loaders hand on); a field that takes a marked value from the request's loaders is noted
+// with its path (stale-fields.ts), with no help from its resolver.
+import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 
 export interface StaleField {
   path: (string | number)[];
@@ -30,7 +29,7 @@ export class StaleReads {
     for (const item of list) if (item !== null && typeof item === 'object') this.#ages.set(item, age);
   }
 
-  /** Called by a resolver with the value it resolved from a loader: notes its path if stale. */
+  /** The field `info` resolves was given `value`: its path is noted when the value is marked. */
   note(info: Pick<GraphQLResolveInfo, 'path'>, value: unknown): void {
     if (value === null || typeof value !== 'object') return;
     const age = this.#ages.get(value);

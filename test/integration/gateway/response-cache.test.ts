@@ -231,6 +231,29 @@ describe('STALE_IF_ERROR_S=60 with RESPONSE_CACHE_TTL_S=1', () => {
     stack.proxy.fail(() => undefined);
   });
 
+  it('notes every field a stale answer reached, whichever resolver read it', async () => {
+    // The circuit the previous failures opened closes first.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const frameworks = await send(stack, FRAMEWORKS, TEST_KEYS.admin, { org: '1' });
+    const id = (frameworks.body.data!.securityFrameworks as { nodes: { id: string }[] }).nodes[0]!.id;
+    const SINGLES = `query ($org: ID!, $id: ID!) {
+      protectionDevice(id: "1") { id }
+      trafficLog(deviceId: "1", first: 2) { nodes { id } }
+      securityFramework(organizationId: $org, id: $id) { id }
+    }`;
+    const fresh = await send(stack, SINGLES, TEST_KEYS.admin, { org: '1', id });
+    expect(fresh.body.errors).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    stack.proxy.fail(() => 503);
+    const stale = await send(stack, SINGLES, TEST_KEYS.admin, { org: '1', id });
+    stack.proxy.fail(() => undefined);
+    expect(stale.body.errors).toBeUndefined();
+    expect(stale.body.data).toEqual(fresh.body.data);
+    const paths = (stale.body.extensions?.stale as { path: unknown[] }[]).map((field) => field.path);
+    expect(paths).toHaveLength(3);
+    expect(paths).toEqual(expect.arrayContaining([['protectionDevice'], ['trafficLog'], ['securityFramework']]));
+  });
+
   it('never names a key in its log lines', () => {
     for (const line of stack.logs) for (const key of stack.keys()) expect(line).not.toContain(key);
   });

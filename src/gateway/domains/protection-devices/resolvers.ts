@@ -1,6 +1,5 @@
 // Protection devices and their traffic logs. Lists go through the loaders (so identical pages
 // in one operation are fetched once) and become Relay connections through connections.ts.
-import type { GraphQLResolveInfo } from 'graphql';
 import type { ProtectionDeviceFilter, ProtectionDeviceOrder, ProtectionDeviceOrderField, Resolvers } from '../../generated/resolvers.ts';
 import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../../connections/connection.ts';
 import type { GatewayContext } from '../../context.ts';
@@ -30,7 +29,7 @@ interface DeviceArgs extends ConnectionArgs {
   orderBy?: ProtectionDeviceOrder | null;
 }
 
-function deviceConnection(args: DeviceArgs, { loaders, stale }: GatewayContext, info: GraphQLResolveInfo) {
+function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
   const order = wireOrder(DEVICE_ORDER_FIELDS, args.orderBy ?? { field: 'ID' }, 'ASC');
   const organization = args.filter?.organizationId == null ? undefined : requirePositiveId(args.filter.organizationId, 'filter.organizationId');
   const services = normalisedSet(args.filter?.services);
@@ -39,7 +38,6 @@ function deviceConnection(args: DeviceArgs, { loaders, stale }: GatewayContext, 
     defaultSize: DEFAULT_PAGE_SIZES.ProtectionDeviceConnection,
     fetch: async (offset, limit) => {
       const page = await loaders.devicePages.load({ limit, offset, order, organization, services });
-      stale?.note(info, page);
       return { total: page.total, items: page.data };
     },
   });
@@ -47,19 +45,17 @@ function deviceConnection(args: DeviceArgs, { loaders, stale }: GatewayContext, 
 
 export const protectionDeviceResolvers = {
   Query: {
-    protectionDevices: (_parent, args, context, info) => deviceConnection(args, context, info),
-    async protectionDevice(_parent, args, { loaders, stale }, info) {
+    protectionDevices: (_parent, args, context) => deviceConnection(args, context),
+    async protectionDevice(_parent, args, { loaders }) {
       if (!isPositiveIntegerId(args.id)) return null;
       try {
-        const device = await loaders.deviceById.load(args.id);
-        stale?.note(info, device);
-        return device;
+        return await loaders.deviceById.load(args.id);
       } catch (error) {
         if (isNotFound(error)) return null;
         throw error;
       }
     },
-    trafficLog: (_parent, args, context, info) => trafficConnection(args.deviceId, args, context, info),
+    trafficLog: (_parent, args, context) => trafficConnection(args.deviceId, args, context),
   },
   Mutation: { createTrafficExport },
   Subscription: { trafficLogEntryAdded },
@@ -68,7 +64,7 @@ export const protectionDeviceResolvers = {
     atbKey: (device) => device.atb_key,
     privateIp: (device) => device.privateIP,
     deviceId: (device) => device.device_id,
-    traffic: (device, args, context, info) => trafficConnection(String(device.id), args, context, info),
+    traffic: (device, args, context) => trafficConnection(String(device.id), args, context),
   },
   DeviceCheck: {
     webStat: (check) => webStats(check.web_stat),

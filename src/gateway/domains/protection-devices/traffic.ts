@@ -1,5 +1,4 @@
 // A device's traffic log as a connection, and its entries in their GraphQL shape.
-import type { GraphQLResolveInfo } from 'graphql';
 import type { TrafficLogEntry, TrafficLogFilter, TrafficLogOrder, TrafficLogOrderField } from '../../generated/resolvers.ts';
 import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../../connections/connection.ts';
 import type { GatewayContext } from '../../context.ts';
@@ -21,7 +20,7 @@ interface TrafficArgs extends ConnectionArgs {
   orderBy?: TrafficLogOrder | null;
 }
 
-export function trafficConnection(deviceId: string, args: TrafficArgs, { loaders, stale }: GatewayContext, info: GraphQLResolveInfo) {
+export function trafficConnection(deviceId: string, args: TrafficArgs, { loaders }: GatewayContext) {
   const id = requirePositiveId(deviceId, 'deviceId');
   const order = wireOrder(TRAFFIC_ORDER_FIELDS, args.orderBy ?? { field: 'DATE_TIME' }, 'DESC');
   const { actions, search } = trafficFilter(args.filter);
@@ -30,7 +29,6 @@ export function trafficConnection(deviceId: string, args: TrafficArgs, { loaders
     defaultSize: DEFAULT_PAGE_SIZES.TrafficLogConnection,
     fetch: async (offset, limit) => {
       const page = await loaders.trafficPages.load({ deviceId: id, query: { limit, offset, order, actions, search } });
-      stale?.note(info, page);
       return { total: page.total, items: page.data.map(trafficLogEntry) };
     },
   });

@@ -42,19 +42,15 @@ async function findFramework(
 
 export const securityFrameworkResolvers = {
   Query: {
-    async securityFrameworks(_parent, args, { loaders, stale }, info) {
+    async securityFrameworks(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: DEFAULT_PAGE_SIZES.SecurityFrameworkConnection }, async () => {
-        const frameworks = await loaders.frameworksByOrganization.load(organizationId);
-        stale?.note(info, frameworks);
-        return frameworks;
-      });
+      return connectionFromLoadedList(args, { binding: `frameworks:${organizationId}`, defaultSize: DEFAULT_PAGE_SIZES.SecurityFrameworkConnection }, () =>
+        loaders.frameworksByOrganization.load(organizationId),
+      );
     },
-    async securityFramework(_parent, args, { loaders, stale }, info) {
+    async securityFramework(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      const framework = await findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, args.id);
-      stale?.note(info, framework);
-      return framework;
+      return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, args.id);
     },
   },
   Mutation: {
