@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -17,6 +18,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most suites spend much of their time waiting on sockets, timers and child processes: one
+    // worker more than the machine's cores keeps both busy.
+    maxWorkers: availableParallelism() + 1,
     // One project per layer of test/ (the folder says which): units, suites over HTTP against a
     // real reference service, and whole processes. The system suites run last, once the others
     // are done: the load they make would disturb the others' timing, and their failures say "the
