@@ -3,10 +3,10 @@ import type { BenchResults, ShapeResult, TargetCheck } from './results.ts';
 
 /**
  * Peak RSS of the gateway under sustained GraphQL load, every shape alone and then mixed (npm
- * start's settings). The later phases (1,000 tail subscribers, export downloads) have their own
- * memory checks, as growth over where they started.
+ * start's settings: no heap cap, V8 sizes the heap). The later phases (1,000 tail subscribers,
+ * export downloads) have their own memory checks, as growth over where they started.
  */
-export const MEMORY_LIMIT_MB = 150;
+export const MEMORY_LIMIT_MB = 175;
 /** The reference service, a million entries on one device. */
 const MAX_SEARCH_P50_MS = 20;
 const MIN_EXPORT_ROWS_PER_S = 200_000;
@@ -18,8 +18,8 @@ const MAX_EXPORT_GROWTH_MB = 64;
  */
 const MIN_RPS_RATIO: Readonly<Record<number, number>> = { 1: 0.5, 2: 0.75, 3: 0.95, 4: 0.8, 5: 0.6 };
 const MAX_P50_RATIO = 1.2;
-/** Start to first answered query, the compiled gateway with npm start's settings. */
-const MAX_STARTUP_MS = 250;
+/** Start to first answered query, the bundle with npm start's settings. */
+const MAX_STARTUP_MS = 500;
 /** Calls per request under load may differ by requests cut off when the time ran out. */
 const CALLS_TOLERANCE = 0.02;
 
