@@ -92,9 +92,9 @@ describe("docs/benchmark.md's table", () => {
     expect(table).toContain('| 3 fan-out: requests/s | 90 | 100 | 150 | 0.90 | ≥ 0.95 | **not met** |');
     expect(table).toContain('| 3 fan-out: latency p50 / p99, ms | 20.0 / 60.0 | 12.0 / 36.0 | 6.0 / 18.0 | 1.67 / 1.67 | p50 ≤ 1.2 | **not met** |');
     expect(table).toContain('| 1 traffic-one: CPU per request, ms | 0.600 | 0.300 | – | 2.00 |  |  |');
-    expect(table).toContain('| gateway peak RSS under the GraphQL load, MB | 144.2 |  |  |  | ≤ 150 | met |');
+    expect(table).toContain('| gateway peak RSS under the GraphQL load, MB | 144.2 |  |  |  | ≤ 175 | met |');
     expect(table).toContain('| gateway mean RSS a round of sustained mixed load, MB | 130.0, 131.0, 130.0 |  |  |  | flat | met |');
-    expect(table).toContain('| start to first answered query, median of 5, ms | 190 (180 to 210) |  |  |  | ≤ 250 | met |');
+    expect(table).toContain('| start to first answered query, median of 5, ms | 190 (180 to 210) |  |  |  | ≤ 500 | met |');
     // Checks the table does not show are listed under it, so that every target appears once.
     expect(table).toContain('- met: shape 3 (fan-out): no duplicate upstream call:');
     const checks = results().checks;
