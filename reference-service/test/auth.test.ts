@@ -30,6 +30,8 @@ describe('X-Service-Token', () => {
     ['DELETE', '/api/v1/organizations/1/security-frameworks/424242'],
     ['PUT', '/api/v1/cloud-defender/424242', {}],
     ['DELETE', '/api/v1/cloud-defender/424242'],
+    ['GET', '/api/v1/cloud-defender/424242'],
+    ['GET', '/api/v1/cloud-defender?limit=0'],
     ['GET', '/api/v1/no-such-route'],
     ['PATCH', LIST_1],
     ['GET', '/api/v1/organizations/zero/security-frameworks'],
@@ -128,7 +130,7 @@ describe('organization scope', () => {
     });
     const byBody = await v1Request(service, 'PUT', `/api/v1/cloud-defender/${mine}`, { token: TEST_KEYS.org1, body: { organization: 2 } });
     expect([byBody.status, byBody.json]).toEqual([403, forbidden]);
-    for (const method of ['PUT', 'DELETE']) {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
       const byId = await v1Request(service, method, `/api/v1/cloud-defender/${id}`, { token: TEST_KEYS.org1, body: method === 'PUT' ? {} : undefined });
       expect([byId.status, byId.json]).toEqual([404, { error: 1, messages: [{ code: 'not_found', message: expect.any(String) }] }]);
     }

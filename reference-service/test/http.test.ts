@@ -73,7 +73,7 @@ describe('envelope', () => {
 
 describe('routing', () => {
   it('answers 404 not_found for unknown routes', async () => {
-    for (const path of ['/', '/api/v1', '/api/v2/V-Ciso/security-frameworks', '/api/v1/cloud-defender', '/api/v1/cloud-defender/', '/api/v1/cloud-defender/1/extra', '/api/v1/v-ciso/security-frameworks']) {
+    for (const path of ['/', '/api/v1', '/api/v2/V-Ciso/security-frameworks', '/api/v1/cloud-defender/', '/api/v1/cloud-defender/1/extra', '/api/v1/v-ciso/security-frameworks']) {
       expectFailure(await v1Request(service, 'GET', path), 404, 'not_found');
     }
   });
@@ -84,8 +84,9 @@ describe('routing', () => {
       ['DELETE', CREATE, 'POST'],
       ['POST', '/api/v1/organizations/1/security-frameworks', 'GET'],
       ['PATCH', '/api/v1/organizations/1/security-frameworks/1', 'DELETE, PUT'],
-      ['POST', '/api/v1/cloud-defender/1', 'DELETE, PUT'],
-      ['GET', '/api/v1/cloud-defender/abc', 'DELETE, PUT'],
+      ['POST', '/api/v1/cloud-defender/1', 'DELETE, GET, PUT'],
+      ['PATCH', '/api/v1/cloud-defender/abc', 'DELETE, GET, PUT'],
+      ['POST', '/api/v1/cloud-defender', 'GET'],
     ];
     for (const [method, path, allow] of cases) {
       const response = await v1Request(service, method, path);

@@ -126,11 +126,27 @@ describe('openapi.yaml', () => {
     }
   });
 
-  it('has exactly those eight operations', () => {
+  const extensions = [
+    ['E1', 'get', '/api/v1/cloud-defender', 'listWebProtectionRecords', '200'],
+    ['E2', 'get', '/api/v1/cloud-defender/{id}', 'getWebProtectionRecord', '200'],
+  ] as const;
+
+  it.each(extensions)('declares extension %s as %s %s, marked x-extension', (_name, method, path, operationId, success) => {
+    const operation = loadV1OpenApi().paths[path]?.[method] as Record<string, any> | undefined;
+    expect(operation?.operationId).toBe(operationId);
+    expect(operation?.['x-extension']).toBe(true);
+    expect(operation?.['x-operation-number']).toBeUndefined();
+    expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining([success, '400', '401', '500']));
+  });
+
+  it('has exactly those eight operations and the marked extensions', () => {
     const declared = Object.entries(loadV1OpenApi().paths).flatMap(([path, item]) =>
-      Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k)).map((m) => `${m} ${path}`),
+      Object.entries(item)
+        .filter(([k]) => ['get', 'put', 'post', 'delete', 'patch'].includes(k))
+        .map(([m, operation]) => ({ name: `${m} ${path}`, extension: (operation as Record<string, unknown>)['x-extension'] === true })),
     );
-    expect(declared.sort()).toEqual(operations.map(([, m, p]) => `${m} ${p}`).sort());
+    expect(declared.filter((d) => !d.extension).map((d) => d.name).sort()).toEqual(operations.map(([, m, p]) => `${m} ${p}`).sort());
+    expect(declared.filter((d) => d.extension).map((d) => d.name).sort()).toEqual(extensions.map(([, m, p]) => `${m} ${p}`).sort());
   });
 
   it('requires the X-Service-Token API key on every operation', () => {
@@ -178,6 +194,8 @@ describe('assertV1Response accepts responses that follow the contract', () => {
     ['op 4 delete', 'DELETE', '/api/v1/organizations/1/security-frameworks/3', 200, ok({ security_framework: framework })],
     ['op 5 edit', 'PUT', '/api/v1/cloud-defender/12', 200, ok({ data: webRecord })],
     ['op 6 delete', 'DELETE', '/api/v1/cloud-defender/12', 200, ok({ data: { ...webRecord, services: [] } })],
+    ['E1 list', 'GET', '/api/v1/cloud-defender?limit=5&offset=0&order=-fqdn', 200, ok({ total: 12, data: [webRecord] })],
+    ['E2 read', 'GET', '/api/v1/cloud-defender/12', 200, ok({ data: webRecord })],
     ['op 7 list', 'GET', '/api/v1/atb?limit=1&offset=0&order=-privateIP&services=waf&services[]=cdn', 200, ok({ total: 60, data: [device] })],
     ['op 8 page', 'GET', '/api/v1/atb/7/traffic?actions[]=block&search=sql%20942100&order=-date_time', 200, ok({ total: 1, data: [entry] })],
     ['400 with a field', 'PUT', '/api/v1/organizations/1/security-frameworks/3', 400, failure('validation_failed', 'security_frameworks.0.frequency')],
@@ -199,7 +217,7 @@ describe('assertV1Response accepts responses that follow the contract', () => {
 
   it('a 405 with an Allow header naming the methods of the path', () => {
     expect(() =>
-      check('GET', '/api/v1/cloud-defender/12', 405, failure('method_not_allowed'), { ...JSON_TYPE, allow: 'PUT, DELETE' }),
+      check('PATCH', '/api/v1/cloud-defender/12', 405, failure('method_not_allowed'), { ...JSON_TYPE, allow: 'GET, PUT, DELETE' }),
     ).not.toThrow();
   });
 
@@ -259,6 +277,7 @@ describe('assertV1Response rejects responses that break the contract', () => {
     ['an unknown path that is not 404', 'GET', '/api/v1/atb/7', 200, ok({ data: device }), /undocumented status 200 for unknown route GET \/api\/v1\/atb\/7/],
     ['an unknown method that is not 405', 'PATCH', '/api/v1/cloud-defender/12', 200, ok({ data: webRecord }), /undocumented status 200 for PATCH \/api\/v1\/cloud-defender\/\{id\} \(no such operation\)/],
     ['a success for a query the document calls invalid', 'GET', '/api/v1/atb?limit=0', 200, ok({ total: 0, data: [] }), /request query parameter limit \(answered 200\) \/: must be >= 1/],
+    ['an E1 order the document does not know', 'GET', '/api/v1/cloud-defender?order=email', 200, ok({ total: 0, data: [] }), /request query parameter order .*must match pattern/],
     ['a success for an unknown order field', 'GET', '/api/v1/atb/7/traffic?order=-secret', 200, ok({ total: 0, data: [] }), /request query parameter order .*must match pattern/],
     ['a success for a path id that is not a positive integer', 'DELETE', '/api/v1/cloud-defender/abc', 200, ok({ data: webRecord }), /request path parameter id .*must be integer/],
   ];

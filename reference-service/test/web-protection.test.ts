@@ -211,3 +211,84 @@ describe('delete (operation 6)', () => {
     expectV1Failure(await v1Request(service, 'DELETE', path('x')), 400, [{ code: 'validation_failed', field: 'id' }]);
   });
 });
+
+describe('read extensions (E1 list, E2 one record)', () => {
+  // A service of its own, so that the truth below is every record it holds.
+  let reads: TestV1;
+  const stored: WebProtectionRecord[] = [];
+  const fqdns = ['m.example.com', 'b.example.com', 'z.example.com', 'b.example.com', 'a.example.org', 'k.example.net', 'c.example.com'];
+
+  beforeAll(async () => {
+    reads = await startTestV1();
+    fqdns.forEach((fqdn, i) => {
+      const organizationId = [1, 2, 1, 1, 3, 2, 1][i]!;
+      const input = { organizationId, email: `r${i}@example.com`, fqdn, endpoint: `198.51.100.${i + 1}`, services: ['waf'], check: CHECK };
+      const id = insertWebProtectionRecord(reads.db, input);
+      stored.push({ id, organization: TEST_ORGANIZATIONS[organizationId - 1]!, email: input.email, fqdn, check: CHECK, endpoint: input.endpoint, services: ['waf'] });
+    });
+  });
+  afterAll(async () => {
+    await reads?.close();
+  });
+
+  const list = (query: string, token: string = TEST_KEYS.admin) => v1Request(reads, 'GET', `/api/v1/cloud-defender${query}`, { token });
+  const byFqdn = (a: WebProtectionRecord, b: WebProtectionRecord) => (a.fqdn < b.fqdn ? -1 : a.fqdn > b.fqdn ? 1 : a.id - b.id);
+
+  it('lists every record for an admin key and only its organization\'s for an organization key, by id', async () => {
+    expect((await list('')).json).toEqual({ error: 0, messages: [], total: 7, data: stored });
+    for (const [token, organization] of [[TEST_KEYS.org1, 1], [TEST_KEYS.org2, 2]] as const) {
+      const mine = stored.filter((r) => r.organization.id === organization);
+      expect((await list('', token)).json).toEqual({ error: 0, messages: [], total: mine.length, data: mine });
+    }
+  });
+
+  it('pages with limit and offset in every order, ties by id ascending, total whatever the page', async () => {
+    const orders: [string, WebProtectionRecord[]][] = [
+      ['id', [...stored]],
+      ['-id', [...stored].reverse()],
+      ['fqdn', [...stored].sort(byFqdn)],
+      ['-fqdn', [...stored].sort((a, b) => (a.fqdn === b.fqdn ? a.id - b.id : byFqdn(b, a)))],
+    ];
+    for (const [order, truth] of orders) {
+      const pages: WebProtectionRecord[] = [];
+      for (let offset = 0; offset < 9; offset += 3) {
+        const page = await list(`?order=${order}&limit=3&offset=${offset}`);
+        expect(page.status).toBe(200);
+        expect(page.json.total).toBe(7);
+        pages.push(...page.json.data);
+      }
+      expect(pages.map((r) => r.id), order).toEqual(truth.map((r) => r.id));
+    }
+    expect((await list('?limit=500&offset=7')).json).toEqual({ error: 0, messages: [], total: 7, data: [] });
+  });
+
+  it('rejects bad list parameters together with 400 naming each', async () => {
+    expectV1Failure(await list('?limit=0&offset=-1&order=email'), 400, [
+      { code: 'validation_failed', field: 'limit' },
+      { code: 'validation_failed', field: 'offset' },
+      { code: 'validation_failed', field: 'order' },
+    ]);
+    expectV1Failure(await list('?limit=501'), 400, [{ code: 'validation_failed', field: 'limit' }]);
+    expectV1Failure(await list('?organization=1'), 400, [{ code: 'validation_failed', field: 'organization' }]);
+    expectV1Failure(await list('?limit=1&limit=2'), 400, [{ code: 'validation_failed', field: 'limit' }]);
+  });
+
+  it('reads one record; 404 when absent or another organization\'s, 400 for a bad id', async () => {
+    const [first, ofOrg2] = [stored[0]!, stored[1]!];
+    expect((await v1Request(reads, 'GET', path(first.id), { token: TEST_KEYS.org1 })).json).toEqual({ error: 0, messages: [], data: first });
+    expect((await v1Request(reads, 'GET', path(ofOrg2.id))).json).toEqual({ error: 0, messages: [], data: ofOrg2 });
+    expectV1Failure(await v1Request(reads, 'GET', path(ofOrg2.id), { token: TEST_KEYS.org1 }), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(reads, 'GET', path(987654)), 404, [{ code: 'not_found' }]);
+    expectV1Failure(await v1Request(reads, 'GET', path('abc')), 400, [{ code: 'validation_failed', field: 'id' }]);
+  });
+
+  it('reads what an edit wrote and stops seeing what a delete removed', async () => {
+    const id = insertWebProtectionRecord(reads.db, { organizationId: 3, email: 'x@example.com', fqdn: 'x.example.com', endpoint: '192.0.2.9', services: [], check: CHECK });
+    await v1Request(reads, 'PUT', path(id), { body: { fqdn: 'edited.example.com' } });
+    expect((await v1Request(reads, 'GET', path(id))).json.data.fqdn).toBe('edited.example.com');
+    expect((await list('')).json.total).toBe(8);
+    await v1Request(reads, 'DELETE', path(id));
+    expectV1Failure(await v1Request(reads, 'GET', path(id)), 404, [{ code: 'not_found' }]);
+    expect((await list('')).json.total).toBe(7);
+  });
+});

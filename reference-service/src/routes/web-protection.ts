@@ -1,16 +1,22 @@
-// Operations 5-6: web protection records (path segment `cloud-defender`).
+// Operations 5-6 and the read extensions E1-E2 (reference only): web protection records (path
+// segment `cloud-defender`).
 import { requireAccess } from '../auth.ts';
 import { notFound, validationFailed } from '../http/errors.ts';
-import { positiveIntegerParam } from '../http/query.ts';
+import { positiveIntegerParam, queryInteger, queryOrder } from '../http/query.ts';
 import { ok } from '../http/router.ts';
 import type { V1Route } from '../http/router.ts';
 import {
   deleteWebProtectionRecord,
   getWebProtectionRecord,
+  pageWebProtectionRecords,
   UNKNOWN_ORGANIZATION,
   updateWebProtectionRecord,
+  WEB_PROTECTION_ORDER_FIELDS,
 } from '../storage/web-protection.ts';
 import { parseWebProtectionPatch } from '../validation/web-protection.ts';
+import { QueryProblems } from './query-parameters.ts';
+
+const LIST_PARAMETERS = ['limit', 'offset', 'order'];
 
 // Another organization's record is 404 too: the storage functions, given the key's scope, do not
 // see it.
@@ -19,6 +25,32 @@ function recordNotFound(id: number) {
 }
 
 export const webProtectionRoutes: readonly V1Route[] = [
+  {
+    // E1: the key's organization's records, every record for an admin key.
+    method: 'GET',
+    path: '/api/v1/cloud-defender',
+    handler(ctx) {
+      const problems = new QueryProblems();
+      problems.rejectUnknown(ctx.query, LIST_PARAMETERS);
+      const limit = problems.take(() => queryInteger(ctx.query, 'limit', { min: 1, max: 500, fallback: 50 }));
+      const offset = problems.take(() => queryInteger(ctx.query, 'offset', { min: 0, fallback: 0 }));
+      const order = problems.take(() => queryOrder(ctx.query, WEB_PROTECTION_ORDER_FIELDS, 'id'));
+      problems.throwIfAny();
+      return ok(pageWebProtectionRecords(ctx.db, ctx.principal.organizationId, { order: order!, limit: limit!, offset: offset! }));
+    },
+  },
+  {
+    // E2: one record, 404 when absent or another organization's.
+    method: 'GET',
+    path: '/api/v1/cloud-defender/:id',
+    handler(ctx) {
+      const id = positiveIntegerParam(ctx.params, 'id');
+      const record = getWebProtectionRecord(ctx.db, id);
+      const scope = ctx.principal.organizationId;
+      if (record === undefined || (scope !== null && record.organization.id !== scope)) throw recordNotFound(id);
+      return ok({ data: record });
+    },
+  },
   {
     method: 'PUT',
     path: '/api/v1/cloud-defender/:id',

@@ -88,6 +88,40 @@ export function listWebProtectionRecords(db: Database, organizationId?: number):
 // For a key of `scope`: the records of its organization, or every record when it is null.
 const IN_SCOPE = '(@scope IS NULL OR r.organization_id = @scope)';
 
+/** The fields the record list may be ordered by (extension E1). */
+export const WEB_PROTECTION_ORDER_FIELDS = ['id', 'fqdn'] as const;
+
+export type WebProtectionOrderField = (typeof WEB_PROTECTION_ORDER_FIELDS)[number];
+
+export interface WebProtectionListQuery {
+  order: { field: WebProtectionOrderField; descending: boolean };
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A page of the records in `scope` (an organization id, or null for every one) and the count of
+ * all of them. Ties in the order are broken by id ascending, as in the device list, so pages
+ * neither overlap nor skip.
+ */
+export function pageWebProtectionRecords(
+  db: Database,
+  scope: number | null,
+  query: WebProtectionListQuery,
+): { total: number; data: WebProtectionRecord[] } {
+  const direction = query.order.descending ? 'DESC' : 'ASC';
+  const orderBy = query.order.field === 'id' ? `r.id ${direction}` : `r.fqdn ${direction}, r.id ASC`;
+  const total = statement<[{ scope: number | null }], { n: number }>(
+    db,
+    `SELECT count(*) AS n FROM web_protection_records r WHERE ${IN_SCOPE}`,
+  ).get({ scope })!.n;
+  const rows = statement<[{ scope: number | null; limit: number; offset: number }], RecordRow>(
+    db,
+    `${SELECT_RECORD} WHERE ${IN_SCOPE} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`,
+  ).all({ scope, limit: query.limit, offset: query.offset });
+  return { total, data: rows.map(toRecord) };
+}
+
 /** What an edit answers when `patch` names an organization that does not exist. */
 export const UNKNOWN_ORGANIZATION = 'unknown organization';
 
