@@ -13,6 +13,7 @@ import type { UpstreamClient } from './upstream/client.ts';
 import type { Transport } from './upstream/transport.ts';
 import type { RequestCache, StaleReads } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
+import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -36,6 +37,8 @@ export interface GatewayContext {
   stale?: StaleReads;
   /** With tracing on: this request's span. */
   trace?: OperationTrace;
+  /** What the gateway learned of the upstream's read of web protection records. */
+  webProtectionReads: WebProtectionReadSupport;
 }
 
 export interface ContextInput {
@@ -57,6 +60,8 @@ export function contextFactory(
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
   /** With the response cache on: what it gives the request of `apiKey`. */
   cache?: { forRequest(apiKey: string | null): RequestCache | undefined },
+  /** The gateway's knowledge of the upstream's web protection reads (a silent one when not given). */
+  webProtectionReads = new WebProtectionReadSupport({ warn: () => {} }),
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   const controlIds = new ControlIds();
@@ -75,6 +80,6 @@ export function contextFactory(
       ...(cached ? { cache: cached.caller } : {}),
       ...(trace ? { trace } : {}),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, ...(cached?.stale ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
+    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, webProtectionReads, ...(cached?.stale ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
   };
 }

@@ -20,6 +20,8 @@ export const ErrorCode = {
   TAIL_GAP: 'TAIL_GAP',
   /** A connection holds TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION subscriptions already. */
   TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
+  /** The upstream lacks an operation the field needs (a v1 deployment without the reference service's extensions). */
+  NOT_SUPPORTED: 'NOT_SUPPORTED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -138,5 +140,6 @@ export const defaultMessage: Readonly<Record<ErrorCode, string>> = {
   UPSTREAM_BUDGET_EXCEEDED: 'The operation needs too many upstream calls',
   TAIL_GAP: 'More entries were missed than can be replayed; read them with trafficLog',
   TOO_MANY_SUBSCRIPTIONS: 'This connection holds as many subscriptions as it may',
+  NOT_SUPPORTED: 'The upstream service does not offer what this field needs',
   INTERNAL_SERVER_ERROR: 'Internal server error',
 };

@@ -42,6 +42,7 @@ import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
 import { Transport } from './upstream/transport.ts';
+import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -104,7 +105,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // OpenTelemetry, when an OTLP endpoint is set: loaded only then, this gateway's own provider.
   const tracing = options.tracing === undefined ? undefined : (await import('./observability/tracing/tracer.ts')).startTracing(options.tracing);
-  const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache);
+  // Whether the upstream reads web protection records (an extension): learned at start or by the first read.
+  const webProtectionReads = new WebProtectionReadSupport(logger);
+  const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache, webProtectionReads);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger });
   // With stale answers served, every resolver that takes the context is wrapped to find the fields they reached.
@@ -260,12 +263,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   port = (httpServer.address() as AddressInfo).port;
   // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
   // serves anyway: the upstream may come up later, and /readyz tells when it does).
-  const upstreamChecked = transport.answers().then(
-    (answer) => {
-      if (!answer.ok) logger.warn({ cause: answer.cause }, `the upstream (UPSTREAM_URL) does not answer: ${answer.cause}; serving anyway, /readyz is 503 until it does`);
-    },
-    () => {},
-  );
+  const upstreamChecked = Promise.all([
+    transport.answers().then(
+      (answer) => {
+        if (!answer.ok) logger.warn({ cause: answer.cause }, `the upstream (UPSTREAM_URL) does not answer: ${answer.cause}; serving anyway, /readyz is 503 until it does`);
+      },
+      () => {},
+    ),
+    webProtectionReads.checkAtStart(transport),
+  ]).then(() => {});
   return {
     url: `http://${hostForUrl(options.host)}:${port}/graphql`,
     upstreamChecked,

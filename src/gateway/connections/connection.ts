@@ -49,6 +49,7 @@ export const DEFAULT_MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZES = {
   ProtectionDeviceConnection: 50,
   TrafficLogConnection: 10,
+  WebProtectionRecordConnection: 50,
   SecurityFrameworkConnection: 'all',
 } as const satisfies Record<string, number | 'all'>;
 

@@ -17,7 +17,7 @@ export const resolvers = {
   ...securityFrameworkResolvers,
   ...webProtectionResolvers,
   ...protectionDeviceResolvers,
-  Query: { ...securityFrameworkResolvers.Query, ...protectionDeviceResolvers.Query },
+  Query: { ...securityFrameworkResolvers.Query, ...webProtectionResolvers.Query, ...protectionDeviceResolvers.Query },
   Mutation: { ...securityFrameworkResolvers.Mutation, ...webProtectionResolvers.Mutation, ...protectionDeviceResolvers.Mutation },
 } satisfies CheckedResolvers;
 

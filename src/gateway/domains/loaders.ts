@@ -2,9 +2,10 @@
 import type { UpstreamClient } from '../upstream/client.ts';
 import { createDeviceLoaders, type DeviceLoaders } from './protection-devices/loaders.ts';
 import { createFrameworkLoaders, type FrameworkLoaders } from './security-frameworks/loaders.ts';
+import { createWebProtectionLoaders, type WebProtectionLoaders } from './web-protection/loaders.ts';
 
-export type Loaders = FrameworkLoaders & DeviceLoaders;
+export type Loaders = FrameworkLoaders & DeviceLoaders & WebProtectionLoaders;
 
 export function createLoaders(client: UpstreamClient): Loaders {
-  return { ...createFrameworkLoaders(client), ...createDeviceLoaders(client) };
+  return { ...createFrameworkLoaders(client), ...createDeviceLoaders(client), ...createWebProtectionLoaders(client) };
 }

@@ -635,6 +635,21 @@ export type Query = {
    * to another organization.
    */
   trafficLog?: Maybe<TrafficLogConnection>;
+  /**
+   * One web protection record; null when it does not exist or belongs to another organization.
+   *
+   * Errors: `NOT_SUPPORTED` when the upstream service has no read of web protection records (it
+   * offers only the edit and the delete).
+   */
+  webProtectionRecord?: Maybe<WebProtectionRecord>;
+  /**
+   * The web protection records the key can see (its organization's; every organization's for an
+   * admin key), by id ascending, 50 to a page unless `first` or `last` says otherwise.
+   *
+   * Errors: `NOT_SUPPORTED` when the upstream service has no read of web protection records (it
+   * offers only the edit and the delete).
+   */
+  webProtectionRecords?: Maybe<WebProtectionRecordConnection>;
 };
 
 
@@ -701,6 +716,29 @@ export type QueryTrafficLogArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<TrafficLogOrder>;
+};
+
+
+/**
+ * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
+ */
+export type QueryWebProtectionRecordArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Reads. Lists are Relay cursor connections; a single lookup returns null when the record does
+ * not exist or is not visible to the key. Each field is null, with its error beside the others,
+ * when the service could not answer it.
+ */
+export type QueryWebProtectionRecordsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /**
@@ -995,6 +1033,28 @@ export type WebProtectionRecord = {
   services: Array<Scalars['String']['output']>;
 };
 
+/** A page of web protection records. */
+export type WebProtectionRecordConnection = {
+  __typename?: 'WebProtectionRecordConnection';
+  /** The records of this page, each with its cursor. */
+  edges: Array<WebProtectionRecordEdge>;
+  /** The records of this page, without cursors: the same items as `edges`, in the same order. */
+  nodes: Array<WebProtectionRecord>;
+  /** Where this page sits in the whole list. */
+  pageInfo: PageInfo;
+  /** The number of records the key can see, not only those in this page. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A web protection record in a page, with its position. */
+export type WebProtectionRecordEdge = {
+  __typename?: 'WebProtectionRecordEdge';
+  /** An opaque cursor for this record's position, for `after` or `before`. */
+  cursor: Scalars['String']['output'];
+  /** The record. */
+  node: WebProtectionRecord;
+};
+
 /**
  * A partial edit of a web protection record: leave a field out to keep its value. A field cannot
  * be set to null (`BAD_USER_INPUT`).
@@ -1154,6 +1214,8 @@ export type ResolversTypes = {
   WebProtectionCheck: ResolverTypeWrapper<WireWebProtectionCheck>;
   WebProtectionCheckStat: ResolverTypeWrapper<WireWebProtectionCheckStat>;
   WebProtectionRecord: ResolverTypeWrapper<WireWebProtectionRecord>;
+  WebProtectionRecordConnection: ResolverTypeWrapper<Omit<WebProtectionRecordConnection, 'edges' | 'nodes'> & { edges: Array<ResolversTypes['WebProtectionRecordEdge']>, nodes: Array<ResolversTypes['WebProtectionRecord']> }>;
+  WebProtectionRecordEdge: ResolverTypeWrapper<Omit<WebProtectionRecordEdge, 'node'> & { node: ResolversTypes['WebProtectionRecord'] }>;
   WebProtectionRecordInput: WebProtectionRecordInput;
   WebStat: ResolverTypeWrapper<WebStat>;
 };
@@ -1208,6 +1270,8 @@ export type ResolversParentTypes = {
   WebProtectionCheck: WireWebProtectionCheck;
   WebProtectionCheckStat: WireWebProtectionCheckStat;
   WebProtectionRecord: WireWebProtectionRecord;
+  WebProtectionRecordConnection: Omit<WebProtectionRecordConnection, 'edges' | 'nodes'> & { edges: Array<ResolversParentTypes['WebProtectionRecordEdge']>, nodes: Array<ResolversParentTypes['WebProtectionRecord']> };
+  WebProtectionRecordEdge: Omit<WebProtectionRecordEdge, 'node'> & { node: ResolversParentTypes['WebProtectionRecord'] };
   WebProtectionRecordInput: WebProtectionRecordInput;
   WebStat: WebStat;
 };
@@ -1353,6 +1417,8 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
   securityFramework?: Resolver<Maybe<ResolversTypes['SecurityFramework']>, ParentType, ContextType, RequireFields<QuerySecurityFrameworkArgs, 'id' | 'organizationId'>>;
   securityFrameworks?: Resolver<Maybe<ResolversTypes['SecurityFrameworkConnection']>, ParentType, ContextType, RequireFields<QuerySecurityFrameworksArgs, 'organizationId'>>;
   trafficLog?: Resolver<Maybe<ResolversTypes['TrafficLogConnection']>, ParentType, ContextType, RequireFields<QueryTrafficLogArgs, 'deviceId'>>;
+  webProtectionRecord?: Resolver<Maybe<ResolversTypes['WebProtectionRecord']>, ParentType, ContextType, RequireFields<QueryWebProtectionRecordArgs, 'id'>>;
+  webProtectionRecords?: Resolver<Maybe<ResolversTypes['WebProtectionRecordConnection']>, ParentType, ContextType, Partial<QueryWebProtectionRecordsArgs>>;
 };
 
 export type SecurityFrameworkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SecurityFramework'] = ResolversParentTypes['SecurityFramework']> = {
@@ -1445,6 +1511,18 @@ export type WebProtectionRecordResolvers<ContextType = GatewayContext, ParentTyp
   services?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type WebProtectionRecordConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['WebProtectionRecordConnection'] = ResolversParentTypes['WebProtectionRecordConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['WebProtectionRecordEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['WebProtectionRecord']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type WebProtectionRecordEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['WebProtectionRecordEdge'] = ResolversParentTypes['WebProtectionRecordEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebProtectionRecord'], ParentType, ContextType>;
+};
+
 export type WebStatResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['WebStat'] = ResolversParentTypes['WebStat']> = {
   datetime?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   totalManagedRequests?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -1489,6 +1567,8 @@ export type Resolvers<ContextType = GatewayContext> = {
   WebProtectionCheck?: WebProtectionCheckResolvers<ContextType>;
   WebProtectionCheckStat?: WebProtectionCheckStatResolvers<ContextType>;
   WebProtectionRecord?: WebProtectionRecordResolvers<ContextType>;
+  WebProtectionRecordConnection?: WebProtectionRecordConnectionResolvers<ContextType>;
+  WebProtectionRecordEdge?: WebProtectionRecordEdgeResolvers<ContextType>;
   WebStat?: WebStatResolvers<ContextType>;
 };
 

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connec
 import { estimateMemo } from '../limits/estimate-memo.ts';
 
 /** Calls of the root fields that make more than one. */
-const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3 };
+const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3, webProtectionRecord: 2 };
 /** The one nested field with an upstream call of its own. */
 const NESTED_CALLS: Readonly<Record<string, number>> = { 'ProtectionDevice.traffic': 1 };
 

@@ -1,6 +1,7 @@
 // The v1 operations on web protection records (rest-v1.md, operations 5–6): a partial edit and a
-// delete, both by id.
+// delete, both by id; and the reference service's reads (extensions E1–E2).
 import type { UpstreamClient } from '../../upstream/client.ts';
+import type { WireList } from '../../upstream/envelope.ts';
 import type { WireWebProtectionRecord } from './wire.ts';
 import { webProtectionRoutes } from './routes.ts';
 
@@ -21,4 +22,12 @@ export function updateWebProtectionRecord(client: UpstreamClient, id: Id, body: 
 
 export function deleteWebProtectionRecord(client: UpstreamClient, id: Id): Promise<WireWebProtectionRecord> {
   return client.call(webProtectionRoutes.deleteWebProtectionRecord, { params: { id: String(id) } });
+}
+
+export function listWebProtectionRecords(client: UpstreamClient, limit: number, offset: number): Promise<WireList<WireWebProtectionRecord>> {
+  return client.call(webProtectionRoutes.listWebProtectionRecords, { query: new URLSearchParams({ limit: String(limit), offset: String(offset) }) });
+}
+
+export function getWebProtectionRecord(client: UpstreamClient, id: Id): Promise<WireWebProtectionRecord> {
+  return client.call(webProtectionRoutes.getWebProtectionRecord, { params: { id: String(id) } });
 }

@@ -1,6 +1,7 @@
-// The v1 routes of web protection records (rest-v1.md, operations 5–6): each with its result's
-// check (from wire.ts), how its v1 names read in GraphQL, and what it does to the response cache.
-import { fieldOf } from '../../upstream/envelope.ts';
+// The v1 routes of web protection records (rest-v1.md, operations 5–6, and the reference service's
+// read extensions E1–E2): each with its result's check (from wire.ts), how its v1 names read in
+// GraphQL, and what it does to the response cache.
+import { fieldOf, listOf } from '../../upstream/envelope.ts';
 import { names } from '../../upstream/field-names.ts';
 import { route } from '../../upstream/routes.ts';
 import { cacheRules } from '../../response-cache/rules.ts';
@@ -9,6 +10,10 @@ import { webProtectionRecord } from './wire.ts';
 const RECORD = '/api/v1/cloud-defender/{id}';
 
 export const webProtectionRoutes = {
+  // Extensions: a deployment with only the seed's operations answers 404 (no such route) to the
+  // list and 405 (the path is known for PUT and DELETE) to the read (read-support.ts).
+  listWebProtectionRecords: route('GET', '/api/v1/cloud-defender', listOf(webProtectionRecord), names({ limit: 'first', offset: 'after' })),
+  getWebProtectionRecord: route('GET', RECORD, fieldOf('data', webProtectionRecord), names({ id: 'id' })),
   updateWebProtectionRecord: route(
     'PUT',
     RECORD,
@@ -21,11 +26,13 @@ export const webProtectionRoutes = {
   deleteWebProtectionRecord: route('DELETE', RECORD, fieldOf('data', webProtectionRecord), names({ id: 'id' })),
 };
 
-// v1 has no read of web protection records, and no other answer holds them (a device is not a
-// record). Should a read of them appear, these name its tags instead.
-const NO_READ = 'v1 has no read of web protection records, and no other v1 answer holds them';
+/** Every list page (an edit can move a record between organizations, so all of them), and one record. */
+const LISTS = 'web-protection';
+const recordTag = (id: string | undefined) => `web-protection:${id ?? ''}`;
 
 export const webProtectionCacheRules = cacheRules(webProtectionRoutes, {
-  updateWebProtectionRecord: { noCachedRead: NO_READ },
-  deleteWebProtectionRecord: { noCachedRead: NO_READ },
+  listWebProtectionRecords: { read: () => [LISTS], invalidatedBy: ['updateWebProtectionRecord', 'deleteWebProtectionRecord'] },
+  getWebProtectionRecord: { read: ({ params }) => [recordTag(params?.id)], invalidatedBy: ['updateWebProtectionRecord', 'deleteWebProtectionRecord'] },
+  updateWebProtectionRecord: { invalidates: ({ params }) => [LISTS, recordTag(params?.id)] },
+  deleteWebProtectionRecord: { invalidates: ({ params }) => [LISTS, recordTag(params?.id)] },
 });

@@ -120,9 +120,11 @@ describe('the domains’ rules', () => {
       'createSecurityFramework',
       'deleteSecurityFramework',
       'deleteWebProtectionRecord',
+      'getWebProtectionRecord',
       'listProtectionDevices',
       'listSecurityFrameworks',
       'listTraffic',
+      'listWebProtectionRecords',
       'updateSecurityFramework',
       'updateWebProtectionRecord',
     ]);
@@ -154,11 +156,16 @@ describe('the domains’ rules', () => {
     expect(everywhere && 'invalidates' in everywhere && everywhere.invalidates.some((tag) => tags.includes(tag))).toBe(true);
   });
 
-  it('web protection edits invalidate nothing, and say why', () => {
+  it('a web protection edit or delete invalidates every list page and its own record, not another record', () => {
+    const list = byName.get('listWebProtectionRecords')!;
+    const read = byName.get('getWebProtectionRecord')!;
+    const tagsOf = (declared: typeof list, value: string) => (declared.rule as { read: (input: CallInput) => readonly string[] }).read(inputOf(declared, value));
     for (const name of ['updateWebProtectionRecord', 'deleteWebProtectionRecord']) {
-      const { rule } = byName.get(name)!;
-      expect(rule).toEqual({ noCachedRead: expect.stringContaining('no read') });
-      expect(useOf(rule, {})).toBeUndefined();
+      const use = useOf(byName.get(name)!.rule, inputOf(byName.get(name)!, '3'));
+      const invalidated = use && 'invalidates' in use ? use.invalidates : [];
+      expect(invalidated.some((tag) => tagsOf(list, '1').includes(tag))).toBe(true);
+      expect(invalidated.some((tag) => tagsOf(read, '3').includes(tag))).toBe(true);
+      expect(invalidated.some((tag) => tagsOf(read, '4').includes(tag))).toBe(false);
     }
   });
 });
