@@ -37,6 +37,8 @@ export interface ConnectionOptions {
 export interface OffsetConnectionOptions<T> extends ConnectionOptions {
   /** One upstream page: `limit` is between 1 and `maxSize`; `offset` may be past the end. */
   fetch: (offset: number, limit: number) => Promise<{ total: number; items: T[] }>;
+  /** The list's length when the caller knows it already (a time window's): `last` then costs no call for it. */
+  total?: number;
 }
 
 export const DEFAULT_MAX_PAGE_SIZE = 100;
@@ -160,7 +162,7 @@ export async function resolveOffsetConnection<T>(
 ): Promise<Connection<T>> {
   const p = plan(args, opts);
   // `last` from the end: the end is the total, which only the upstream knows.
-  let total = p.backward && p.before === null ? (await opts.fetch(0, 1)).total : Infinity;
+  let total = p.backward && p.before === null ? (opts.total ?? (await opts.fetch(0, 1)).total) : Infinity;
   for (let attempt = 0; ; attempt++) {
     const { start, end } = pageWindow(p, total);
     const known = Number.isFinite(total) ? total : undefined;
@@ -199,6 +201,11 @@ export function connectionFromArray<T>(items: T[], args: ConnectionArgs, opts: C
   const p = plan(args, opts);
   const { start, end } = pageWindow(p, items.length);
   return build(p, items.slice(start, end), start, items.length);
+}
+
+/** Checks paging arguments and cursors as a connection would, before any upstream call is made for it. */
+export function checkConnectionArgs(args: ConnectionArgs, opts: ConnectionOptions): void {
+  plan(args, opts);
 }
 
 /** `connectionFromArray` over a list loaded only once the arguments proved valid: bad paging

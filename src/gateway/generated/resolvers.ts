@@ -908,11 +908,23 @@ export type TrafficLogFilter = {
    */
   actions?: InputMaybe<Array<Scalars['String']['input']>>;
   /**
+   * Only the entries dated at or after this instant. A window (`from`, `to` or both) needs the
+   * order `DATE_TIME`, in either direction (`BAD_USER_INPUT` otherwise); `totalCount` is then the
+   * window's exact count, and cursors are bound to the window.
+   */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /**
    * Search terms separated by white space. An entry matches when every term occurs, ignoring
    * case, somewhere in its log line, addresses, destination port, log source kind or any parsed
    * value in `extra`.
    */
   search?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Only the entries dated before this instant (the window's end is exclusive). Not allowed on
+   * `trafficLogEntryAdded`, whose entries are yet to come; `BAD_USER_INPUT` when it is earlier than
+   * `from`.
+   */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /**

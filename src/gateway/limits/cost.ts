@@ -19,6 +19,7 @@ import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connec
 import { ErrorCode, GatewayError } from '../errors.ts';
 import { PageSizeError, pageSizeProblem, type PageSizeProblem } from './page-size.ts';
 import { estimateMemo } from './estimate-memo.ts';
+import { windowSearchCalls } from './window-estimate.ts';
 
 /** A connection's default page; one returned whole counts at the largest page a client may ask for. */
 function defaultPage(typeName: string): number {
@@ -37,14 +38,16 @@ export interface Estimate {
 }
 
 /**
- * Each field costs 1 plus its children; a connection field (one taking `first`) costs 1 plus its
+ * Each field costs 1 (and a time window's search) plus its children; a connection field (one taking `first`) costs 1 plus its
  * children times the page asked for. An out-of-range `first` or `last` counts as asked, and is
  * noted on the estimate being made (graphql-query-complexity's `context`): the operation is
  * refused for it.
  */
 export const connectionCostEstimator: ComplexityEstimator = ({ type, field, args, childComplexity, context }) => {
   const isConnection = field.args.some((arg) => arg.name === 'first');
-  if (!isConnection) return 1 + childComplexity;
+  // A time window's bounds are searched before its page is read (window-estimate.ts).
+  const window = windowSearchCalls(args);
+  if (!isConnection) return 1 + window + childComplexity;
   const estimate = context as Estimate | undefined;
   if (estimate && !estimate.pageSize) {
     const problem = pageSizeProblem(type, field, args);
@@ -52,7 +55,7 @@ export const connectionCostEstimator: ComplexityEstimator = ({ type, field, args
   }
   const typeName = getNamedType(field.type).name;
   const page = pageSize(args['first']) ?? pageSize(args['last']) ?? defaultPage(typeName);
-  return 1 + childComplexity * page;
+  return 1 + window + childComplexity * page;
 };
 
 /**

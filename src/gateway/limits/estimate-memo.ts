@@ -2,9 +2,11 @@
 // the same parsed document (and operation nodes) for the same query text from its document cache,
 // so a client repeating an operation costs one estimate per distinct page size instead of a walk of
 // the whole operation on every request. Only page sizes (`first`/`last`, Int) and @include/@skip
-// (Boolean) change an estimate: the values of the Int and Boolean variables name it. Kept per
-// operation node: entries go when Apollo's cache lets the document go.
+// (Boolean) change an estimate, and whether a time window is asked (window-estimate.ts): the values
+// of the Int and Boolean variables, and whether those that can hold an instant do, name it. Kept
+// per operation node: entries go when Apollo's cache lets the document go.
 import { Kind, type OperationDefinitionNode, type TypeNode, type VariableDefinitionNode } from 'graphql';
+import { WINDOW_VARIABLE_TYPES, windowVariableKey } from './window-estimate.ts';
 
 /** Estimates kept per operation (distinct page sizes a client asks with one document). */
 const MAX_ESTIMATES_PER_OPERATION = 64;
@@ -19,7 +21,7 @@ interface Known<T> {
 }
 
 export interface EstimateMemo<T> {
-  /** The operation's Int and Boolean variables: what its estimates depend on. */
+  /** The operation's Int and Boolean variables, and those that can hold a window: what its estimates depend on. */
   variables(operation: OperationDefinitionNode): readonly VariableDefinitionNode[];
   /** The name of the estimate for these values of those variables. */
   key(operation: OperationDefinitionNode, values: Record<string, unknown> | undefined): string;
@@ -34,7 +36,7 @@ export function estimateMemo<T>(): EstimateMemo<T> {
     if (found === undefined) {
       const variables = (operation.variableDefinitions ?? []).filter((definition) => {
         const type = namedTypeName(definition.type);
-        return type === 'Int' || type === 'Boolean';
+        return type === 'Int' || type === 'Boolean' || WINDOW_VARIABLE_TYPES.has(type);
       });
       known.set(operation, (found = { variables, estimates: new Map() }));
     }
@@ -44,7 +46,10 @@ export function estimateMemo<T>(): EstimateMemo<T> {
     variables: (operation) => entry(operation).variables,
     key(operation, values) {
       let key = '';
-      for (const definition of entry(operation).variables) key += `${JSON.stringify(values?.[definition.variable.name.value]) ?? '-'},`;
+      for (const definition of entry(operation).variables) {
+        const value = values?.[definition.variable.name.value];
+        key += WINDOW_VARIABLE_TYPES.has(namedTypeName(definition.type)) ? `${windowVariableKey(value)},` : `${JSON.stringify(value) ?? '-'},`;
+      }
       return key;
     },
     get: (operation, key) => entry(operation).estimates.get(key),

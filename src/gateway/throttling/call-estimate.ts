@@ -1,12 +1,13 @@
 // An operation's upstream calls, estimated before it runs, for the throttle: each root field is
 // one call (a framework create two: the create and the read back; a device lookup a few: its
 // search pages through the device list), each `ProtectionDevice.traffic` one per device of the
-// page it is under. Identical calls are made once per request, so this is an upper bound; the
-// bucket is charged what the operation actually made.
+// page it is under, and a time window the search of its bounds. Identical calls are made once per
+// request, so this is an upper bound; the bucket is charged what the operation actually made.
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { getNamedType, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
 import { estimateMemo } from '../limits/estimate-memo.ts';
+import { windowSearchCalls } from '../limits/window-estimate.ts';
 
 /** Calls of the root fields that make more than one. */
 const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3, webProtectionRecord: 2 };
@@ -22,7 +23,7 @@ function page(args: Record<string, unknown>, typeName: string): number {
 export function callEstimator(schema: GraphQLSchema): ComplexityEstimator {
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean).map((type) => type!.name));
   return ({ type, field, args, childComplexity }) => {
-    const own = roots.has(type.name) ? (ROOT_CALLS[field.name] ?? 1) : (NESTED_CALLS[`${type.name}.${field.name}`] ?? 0);
+    const own = (roots.has(type.name) ? (ROOT_CALLS[field.name] ?? 1) : (NESTED_CALLS[`${type.name}.${field.name}`] ?? 0)) + windowSearchCalls(args);
     const isConnection = field.args.some((arg) => arg.name === 'first');
     return own + (isConnection ? childComplexity * page(args, getNamedType(field.type).name) : childComplexity);
   };

@@ -10,6 +10,7 @@ import { settleEach } from '../common/settle.ts';
 import { findByIds, IdOrderedList } from './device-search.ts';
 import { listProtectionDevices, listTraffic } from './operations.ts';
 import type { WireProtectionDevice, WireTrafficLogEntry } from './wire.ts';
+import { TrafficWindows } from './traffic-window.ts';
 
 export interface DeviceListQuery {
   limit: number;
@@ -34,6 +35,8 @@ export interface DeviceLoaders {
   deviceById: DataLoader<string, WireProtectionDevice | null>;
   /** Pages of one device's traffic, one call per distinct (device, query). */
   trafficPages: DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>;
+  /** Time windows of the traffic logs: bounds found once per operation, through trafficPages. */
+  trafficWindows: TrafficWindows;
 }
 
 export interface TrafficPageKey {
@@ -106,12 +109,14 @@ export function createDeviceLoaders(client: UpstreamClient): DeviceLoaders {
     return ids.map((id) => seen.get(id) ?? (isPositiveIntegerId(id) ? found.get(Number(id)) : null) ?? null);
   });
 
+  const trafficPages = new DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>(
+    (keys) => settleEach(keys, ({ deviceId, query }) => listTraffic(client, deviceId, query)),
+    { cacheKeyFn: trafficPageKey },
+  );
   return {
     devicePages,
     deviceById,
-    trafficPages: new DataLoader<TrafficPageKey, WireList<WireTrafficLogEntry>, string>(
-      (keys) => settleEach(keys, ({ deviceId, query }) => listTraffic(client, deviceId, query)),
-      { cacheKeyFn: trafficPageKey },
-    ),
+    trafficPages,
+    trafficWindows: new TrafficWindows((deviceId, query) => trafficPages.load({ deviceId, query })),
   };
 }

@@ -10,7 +10,9 @@ import { requirePositiveId } from '../common/arguments.ts';
 import { trafficFilter } from './list-arguments.ts';
 import { listTraffic } from './operations.ts';
 import { trafficLogEntry } from './traffic.ts';
+import { ASCENDING } from './traffic-window.ts';
 import type { WireTrafficLogEntry } from './wire.ts';
+import type { GatewayContext } from '../../context.ts';
 
 const ENTRY_ID = /^(0|[1-9]\d{0,15})$/;
 
@@ -23,14 +25,50 @@ function trafficSource(deviceId: string, filter: { actions?: string[]; search?: 
   };
 }
 
+/**
+ * With `from` and no `afterId`, the tail starts at the first entry dated at or after `from` (found
+ * by the window search, so replayed like `afterId`, up to the replay's limit); undefined when none
+ * is yet: from now.
+ */
+async function startOf(deviceId: string, filter: { actions?: string[]; search?: string }, from: number, { loaders }: GatewayContext): Promise<number | undefined> {
+  const { lower, upper } = await loaders.trafficWindows.bounds(deviceId, filter, { from });
+  if (lower >= upper) return undefined;
+  const first = (await loaders.trafficPages.load({ deviceId, query: { limit: 1, offset: lower, order: ASCENDING, ...filter } })).data[0];
+  return first === undefined ? undefined : Math.max(0, first.id - 1);
+}
+
+/**
+ * The tail's events without the entries dated before `from`. Its `return` reaches the tail at
+ * once (a generator's would wait for the next entry), so a client that leaves is let go.
+ */
+function datedFrom(events: AsyncIterableIterator<TailEvent<WireTrafficLogEntry>>, from: number): AsyncIterableIterator<TailEvent<WireTrafficLogEntry>> {
+  const iterator: AsyncIterableIterator<TailEvent<WireTrafficLogEntry>> = {
+    async next() {
+      for (;;) {
+        const result = await events.next();
+        if (result.done || !('entry' in result.value) || Date.parse(result.value.entry.date_time) >= from) return result;
+      }
+    },
+    return: (value?: unknown) => events.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
 export const trafficLogEntryAdded = {
   subscribe: async (_parent, args, context) => {
     const deviceId = requirePositiveId(args.deviceId, 'deviceId');
     if (args.afterId != null && !ENTRY_ID.test(args.afterId)) {
       throw badUserInput(`afterId must be the id of a traffic log entry (a non-negative integer), got "${args.afterId.slice(0, 40)}".`, 'afterId');
     }
-    const source = trafficSource(deviceId, trafficFilter(args.filter));
-    return context.tail.subscribe(source, args.afterId == null ? undefined : Number(args.afterId), context.apiKey ?? '', context.upstream, context.signal);
+    if (args.filter?.to != null) throw badUserInput('filter.to is not allowed on a tail: its entries are yet to come. Page trafficLog for a closed window.', 'filter.to');
+    const filter = trafficFilter(args.filter);
+    const source = trafficSource(deviceId, filter);
+    const from = args.filter?.from?.getTime();
+    let afterId = args.afterId == null ? undefined : Number(args.afterId);
+    if (from !== undefined && afterId === undefined) afterId = await startOf(deviceId, filter, from, context);
+    const events = await context.tail.subscribe(source, afterId, context.apiKey ?? '', context.upstream, context.signal);
+    return from === undefined ? events : datedFrom(events, from);
   },
   resolve: (event: TailEvent<WireTrafficLogEntry>) => {
     if ('error' in event) throw event.error;
