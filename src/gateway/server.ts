@@ -12,6 +12,7 @@ import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
 import { buildSchema } from './domains/index.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
+import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
 import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
@@ -32,7 +33,7 @@ import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
 import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
-import { EXPORTS_PATH, exportLinksFor, exportRoute } from './export-links/index.ts';
+import { EXPORTS_PATH, exportLinksFor, exportRoute, type ExportLink } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
 import { readiness } from './http/readiness.ts';
@@ -105,11 +106,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // OpenTelemetry, when an OTLP endpoint is set: loaded only then, this gateway's own provider.
   const tracing = options.tracing === undefined ? undefined : (await import('./observability/tracing/tracer.ts')).startTracing(options.tracing);
-  // Whether the upstream reads web protection records (an extension): learned at start or by the first read.
-  const webProtectionReads = new WebProtectionReadSupport(logger);
+  const webProtectionReads = new WebProtectionReadSupport(logger); // learned at start or by the first read
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache, webProtectionReads);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger });
+  // A window's file is written from the log's pages, read with the link's key like any call.
+  const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(transport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
+  const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
   // With stale answers served, every resolver that takes the context is wrapped to find the fields they reached.
   const schema = buildSchema(responseCache?.fieldWrapper);
   const httpServer = createServer({

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
-import { ErrorCode, type GatewayError } from '../errors.ts';
+import { ErrorCode, GatewayError } from '../errors.ts';
 import { isAvailabilityFailure } from '../upstream/circuit-breaker.ts';
 import { parseJsonObject, upstreamDetail } from '../upstream/envelope.ts';
 import { outcomeOfNetworkError } from '../upstream/exchange.ts';
@@ -17,6 +17,7 @@ import { fillPath, type Route } from '../upstream/routes.ts';
 import type { Transport } from '../upstream/transport.ts';
 import { TOKEN_PATTERN, type ExportFormat, type ExportLink, type ExportLinkStore } from './links.ts';
 import { ExportMetrics } from './metrics.ts';
+import { sendWindowFile, windowFileName, type WindowPages } from './window-file.ts';
 
 const CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson' };
 /** An upstream's error answer is read up to this much: enough for its envelope. */
@@ -31,6 +32,8 @@ export interface ExportRouteOptions {
   deadlineMs: number;
   /** Where the exports' metrics are registered: the gateway's /metrics. */
   registry: Registry;
+  /** The entries of a time window, page by page, read with the link's key (the domain knows how). */
+  windowPages: WindowPages;
   logger: Logger;
 }
 
@@ -43,9 +46,10 @@ function sendError(res: ServerResponse, status: number, message: string, extensi
 /** What the browser is told of the file: its type and the name it is saved under. */
 function fileHeaders(link: ExportLink): Record<string, string> {
   const day = new Date().toISOString().slice(0, 10);
+  const name = link.window ? windowFileName({ ...link, window: link.window }) : `traffic-${link.deviceId}-${day}.${link.format}`;
   return {
     'content-type': CONTENT_TYPES[link.format],
-    'content-disposition': `attachment; filename="traffic-${link.deviceId}-${day}.${link.format}"`,
+    'content-disposition': `attachment; filename="${name}"`,
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   };
@@ -113,6 +117,27 @@ export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage,
       sendError(res, statusOf(error), error.message, { ...rest, ...(upstream ? { upstream: redactKey(upstream, link.apiKey) } : {}) });
       done('refused', error.code);
     };
+
+    if (link.window) {
+      // The client leaving cancels the reading of the window's pages, at any point.
+      const cancel = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) cancel.abort();
+      });
+      try {
+        await sendWindowFile(res, link, options.windowPages(link, cancel.signal), fileHeaders(link), (count) => (bytes += count));
+        metrics.bytes.inc(bytes);
+        return done('finished');
+      } catch (error) {
+        metrics.bytes.inc(bytes);
+        if (!res.headersSent && !cancel.signal.aborted && error instanceof GatewayError) return refuse(error);
+        // Cut, never ended cleanly: without the chunked terminator the client knows the file is partial.
+        res.destroy();
+        if (cancel.signal.aborted) return done('client_gone');
+        if (error instanceof GatewayError) return done('upstream_failed', error.code);
+        throw error;
+      }
+    }
 
     const permit = transport.breaker.acquire();
     if (!permit) return refuse(upstreamError({ kind: 'circuitOpen' }, 'GET'));

@@ -36,3 +36,4 @@ export function exportLinksFor(ttlMs: number, redis?: SharedRedis): ExportLinks 
 
 export { exportRoute } from './download.ts';
 export type { ExportFormat, ExportLink, ExportLinkStore } from './links.ts';
+export type { ExportedEntry, WindowPages } from './window-file.ts';

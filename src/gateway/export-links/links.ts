@@ -14,6 +14,12 @@ export interface ExportLink {
   order: string;
   actions?: string[];
   search?: string;
+  /**
+   * A time window: its instants (RFC 3339, either may be open) and where it lay in the log in
+   * ascending time, when the link was made (offsets [lower, upper)). The gateway then writes the
+   * file from the log's pages (window-file.ts) instead of passing the upstream's export through.
+   */
+  window?: { from?: string; to?: string; lower: number; upper: number };
   /** `Date.now()` time after which the link no longer works. */
   expiresAt: number;
 }

@@ -1,21 +1,61 @@
 // `Mutation.createTrafficExport`: a download link for a device's traffic. Minting one first reads
 // the device's log with the caller's key (a page of one, with the same filter), so a link is
 // never made for a device the key may not read, nor for a filter v1 refuses; the download then
-// acts with that key, which the gateway keeps and the link never shows (export-links/).
+// acts with that key, which the gateway keeps and the link never shows (export-links/). A time
+// window's bounds are found here, once, and kept in the link: its download reads the window's
+// pages (`trafficWindowPages`), which the gateway writes in the upstream export's format.
 import type { MutationResolvers, TrafficExportFormat } from '../../generated/resolvers.ts';
-import type { ExportFormat } from '../../export-links/index.ts';
+import type { ExportedEntry, ExportFormat, ExportLink } from '../../export-links/index.ts';
+import type { UpstreamClient } from '../../upstream/client.ts';
 import { requirePositiveId } from '../common/arguments.ts';
 import { trafficFilter, wireOrder } from './list-arguments.ts';
 import { listTraffic } from './operations.ts';
 import { TRAFFIC_ORDER_FIELDS } from './traffic.ts';
+import { ASCENDING, timeWindow, windowKey } from './traffic-window.ts';
 
 const FORMATS: Record<TrafficExportFormat, ExportFormat> = { CSV: 'csv', NDJSON: 'ndjson' };
 
+/** Entries read per upstream call while a window's file is written: v1's largest page. */
+const WINDOW_PAGE = 1000;
+
 export const createTrafficExport: NonNullable<MutationResolvers['createTrafficExport']> = async (_parent, args, context) => {
   const deviceId = requirePositiveId(args.deviceId, 'deviceId');
+  const window = timeWindow(args.filter, args.orderBy);
   const order = wireOrder(TRAFFIC_ORDER_FIELDS, args.orderBy ?? { field: 'DATE_TIME' }, 'DESC');
   const filter = trafficFilter(args.filter);
-  await listTraffic(context.upstream, deviceId, { limit: 1, order, ...filter });
-  const { url, expiresAt } = await context.exportLinks.mint(context.origin, { apiKey: context.apiKey ?? '', deviceId, format: FORMATS[args.format], order, ...filter });
+  let bounds: ExportLink['window'];
+  if (window) {
+    // The search reads the log with the caller's key: it checks access as the page of one does.
+    const { lower, upper } = await context.loaders.trafficWindows.bounds(deviceId, filter, window);
+    const [from, to] = windowKey(window);
+    bounds = { ...(from ? { from } : {}), ...(to ? { to } : {}), lower, upper };
+  } else await listTraffic(context.upstream, deviceId, { limit: 1, order, ...filter });
+  const { url, expiresAt } = await context.exportLinks.mint(context.origin, {
+    apiKey: context.apiKey ?? '',
+    deviceId,
+    format: FORMATS[args.format],
+    order,
+    ...filter,
+    ...(bounds ? { window: bounds } : {}),
+  });
   return { export: { url, format: args.format, expiresAt: new Date(expiresAt).toISOString() } };
 };
+
+/**
+ * A window's entries in the link's order, page by page: ascending pages from its start, or, for
+ * the newest first, ascending pages from its end backwards, each reversed.
+ */
+export async function* trafficWindowPages(client: UpstreamClient, link: ExportLink): AsyncGenerator<ExportedEntry[]> {
+  const { lower, upper } = link.window!;
+  const descending = link.order.startsWith('-');
+  const filter = { ...(link.actions ? { actions: link.actions } : {}), ...(link.search ? { search: link.search } : {}) };
+  for (let done = 0; done < upper - lower; ) {
+    const count = Math.min(WINDOW_PAGE, upper - lower - done);
+    const offset = descending ? upper - done - count : lower + done;
+    const page = await listTraffic(client, link.deviceId, { limit: count, offset, order: ASCENDING, ...filter });
+    // The log shrank under the window: what is left of it was written.
+    if (page.data.length === 0) return;
+    yield descending ? [...page.data].reverse() : page.data;
+    done += count;
+  }
+}

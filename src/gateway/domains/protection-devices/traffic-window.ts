@@ -6,7 +6,6 @@
 // the ascending offsets of a window in the past stay put while it is paged.
 import type { OrderDirection, TrafficLogFilter, TrafficLogOrder } from '../../generated/resolvers.ts';
 import { badUserInput } from '../../errors.ts';
-import type { TrafficQuery } from './loaders.ts';
 import { findInstants, TimeOrderedLog, type TimeProbe } from './window-search.ts';
 import type { WireTrafficLogEntry } from './wire.ts';
 import type { WireList } from '../../upstream/envelope.ts';
@@ -48,7 +47,16 @@ export function windowKey(window: TimeWindow): [string | null, string | null] {
   return [window.from === undefined ? null : new Date(window.from).toISOString(), window.to === undefined ? null : new Date(window.to).toISOString()];
 }
 
-type PageLoader = (query: TrafficQuery) => Promise<WireList<WireTrafficLogEntry>>;
+/** A page of the log as the search reads it: v1's paging and order, the filter added by the caller. */
+interface PageQuery {
+  limit: number;
+  offset: number;
+  order: string;
+  actions?: string[];
+  search?: string;
+}
+
+type PageLoader = (query: PageQuery) => Promise<WireList<WireTrafficLogEntry>>;
 
 /**
  * The windows of one operation: bounds found once per (device, search, actions, window), and
@@ -58,7 +66,7 @@ export class TrafficWindows {
   readonly #logs = new Map<string, TimeOrderedLog>();
   readonly #bounds = new Map<string, Promise<WindowBounds>>();
 
-  constructor(private readonly page: (deviceId: string, query: TrafficQuery) => Promise<WireList<WireTrafficLogEntry>>) {}
+  constructor(private readonly page: (deviceId: string, query: PageQuery) => Promise<WireList<WireTrafficLogEntry>>) {}
 
   bounds(deviceId: string, filter: { actions?: string[]; search?: string }, window: TimeWindow): Promise<WindowBounds> {
     const logKey = JSON.stringify([deviceId, filter.actions ?? null, filter.search ?? null]);
