@@ -26,7 +26,7 @@ async function createExport(variables: Record<string, unknown>) {
 }
 
 /** The ids of the device's entries in the window, in `order`, as v1 pages them. */
-async function windowIds(order: string, filter: { search?: string; actions?: string[] }, window: { from: string; to: string }): Promise<number[]> {
+async function windowIds(order: string, filter: { search?: string; actions?: readonly string[] }, window: { from: string; to: string }): Promise<number[]> {
   const ids: { id: number; date_time: string }[] = [];
   for (let offset = 0; ; offset += 1000) {
     const query = new URLSearchParams({ limit: '1000', offset: String(offset), order });
@@ -40,7 +40,7 @@ async function windowIds(order: string, filter: { search?: string; actions?: str
 }
 
 /** v1's own export of the device under the filter and order, cut to the window's entries (by id). */
-async function upstreamExportOf(format: 'csv' | 'ndjson', order: string, filter: { search?: string; actions?: string[] }, ids: number[]): Promise<string> {
+async function upstreamExportOf(format: 'csv' | 'ndjson', order: string, filter: { search?: string; actions?: readonly string[] }, ids: number[]): Promise<string> {
   const query = new URLSearchParams({ export: format, order });
   if (filter.search) query.set('search', filter.search);
   for (const action of filter.actions ?? []) query.append('actions[]', action);
