@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertTraffic, createRng, makeLiveTrafficEntry } from 'reference-service/testing';
 import { expectNoErrors, walkBothWays, type IdPage, type PageArgs } from '../../helpers/connection-checks.ts';
 import { onlyError, startStack, TEST_KEYS, type Stack } from '../../helpers/gateway.ts';
+import { tailClient, until } from '../../helpers/subscriptions.ts';
 import { v1Request } from '../../helpers/v1.ts';
 import { TrafficWindowIdsDocument, TrafficWindowTwiceDocument, type TrafficLogFilter } from '../../generated/operations.ts';
 
@@ -181,5 +182,31 @@ describe('extensions.cost of a window', () => {
     const cost = (response: typeof plain) => (JSON.parse(response.text) as { extensions: { cost: { estimated: number; upstreamCalls: number } } }).extensions.cost;
     expect(cost(windowed).estimated - cost(plain).estimated).toBe(24);
     expect(cost(windowed).upstreamCalls).toBeLessThanOrEqual(24 + 1);
+  });
+});
+
+describe('trafficLogEntryAdded from an instant', () => {
+  it('replays the entries from `from` on, then follows, leaving out later entries dated before it; `to` is refused', async () => {
+    const entries = await ascending();
+    const expected = inWindow(entries, SHARED).map(Number).sort((a, b) => a - b);
+    const tail = tailClient(stack.gateway.url, { 'x-service-token': TEST_KEYS.admin });
+    try {
+      const received = tail.subscribe({ deviceId: DEVICE, filter: { from: SHARED } });
+      await until(() => received.ids.length >= expected.length, 15_000, 'the replay');
+      expect(received.ids).toEqual(expected);
+      const rng = createRng(36);
+      const backdated = insertTraffic(stack.v1.db, { ...makeLiveTrafficEntry(rng, Number(DEVICE), new Date('2026-11-01T00:00:00Z')), date_time: '2026-11-01T00:00:00Z' });
+      const live = insertTraffic(stack.v1.db, makeLiveTrafficEntry(rng, Number(DEVICE), new Date()));
+      await until(() => received.ids.includes(live), 15_000, 'the live entry');
+      expect(received.ids).not.toContain(backdated);
+      expect(received.errors).toEqual([]);
+      received.stop();
+
+      const refused = tail.subscribe({ deviceId: DEVICE, filter: { from: SHARED, to: '2026-11-26T00:00:00Z' } });
+      await refused.ended;
+      expect(refused.errors.map((e) => [e.extensions?.code, e.extensions?.field])).toEqual([['BAD_USER_INPUT', 'filter.to']]);
+    } finally {
+      await tail.dispose();
+    }
   });
 });
