@@ -1,4 +1,4 @@
-// CORS for /graphql and export downloads: Apollo Sandbox's origins and the configured front ends get the CORS headers,
+// CORS for /graphql, /mcp and export downloads: Apollo Sandbox's origins and the configured front ends get the CORS headers,
 // on the preflight and on the request; any other origin gets none at all (the `cors` package
 // alone would still send the allowed methods and headers to everyone).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,15 +17,18 @@ const LOCAL_DEV_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$
  * the embedded demo outside production, where a newcomer's dev server should just work; a real
  * deployment lists its front ends in CORS_ORIGINS.
  */
-export function corsMiddleware(configuredOrigins: readonly string[], { localDevServers = false } = {}): Middleware {
+export function corsMiddleware(
+  configuredOrigins: readonly string[],
+  { localDevServers = false, extraHeaders = [] as readonly string[], extraExposedHeaders = [] as readonly string[] } = {},
+): Middleware {
   const listed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
   const allowed = { has: (origin: string) => listed.has(origin) || (localDevServers && LOCAL_DEV_ORIGIN.test(origin)) };
   const handler = cors({
     origin: true, // reflects the origin, which is known to be allowed when the handler runs
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     // A front end that fetches an export (rather than following its link) reads the file name.
-    exposedHeaders: ['content-disposition'],
-    allowedHeaders: ['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id'],
+    exposedHeaders: ['content-disposition', ...extraExposedHeaders],
+    allowedHeaders: ['content-type', 'x-service-token', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name', 'x-request-id', ...extraHeaders],
     maxAge: 600,
   });
   return (req, res, next) => {
