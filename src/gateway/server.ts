@@ -41,7 +41,7 @@ import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
-import { graphqlPipeline, MCP_PATH, mcpFor } from './mcp/index.ts';
+import { MCP_PATH, mcpFor } from './mcp/index.ts';
 import { Transport } from './upstream/transport.ts';
 
 export interface GatewayOptions extends GatewayConfig {
@@ -179,27 +179,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, each call through the pipeline of /graphql.
-  const mcp = mcpFor(options.mcp, {
-    schema,
-    trustedDocuments: options.trustedDocuments,
-    execute: graphqlPipeline({
-      apollo,
-      createContext: (req, requestId, signal, trace) => createContext({ requestId, apiKey: apiKeyOf(req), signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
-      ...(trusted ? { trusted } : {}),
-      ...(tracing ? { tracing } : {}),
-    }),
-    hasCredentials: (req) => apiKeyOf(req) !== null,
-    challenge: () => 'Bearer realm="mcp"',
-    bodyLimitBytes: options.bodyLimitBytes,
-    registry: metrics.registry,
-    logger,
-  });
-  // The headers of the Streamable HTTP transport a browser-based client (the MCP Inspector) sends and reads.
-  const mcpCors = mcp && corsMiddleware(options.corsOrigins, {
-    localDevServers: options.embeddedDemo === true && !options.production,
-    extraHeaders: ['mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
-    extraExposedHeaders: ['mcp-session-id', 'www-authenticate'],
-  });
+  const mcp = mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
@@ -266,12 +246,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         downloadExport(req, res, path.slice(EXPORTS_PATH.length)).catch(fail);
       });
     }
-    if (mcp && mcpCors && path === MCP_PATH) {
-      return mcpCors(req, res, (error?: unknown) => {
-        if (error) return fail(error);
-        mcp(req, res, requestId).catch(fail);
-      });
-    }
+    if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
     if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
     corsHandler(req, res, (error?: unknown) => {
       if (error) return fail(error);

@@ -1,58 +1,102 @@
 // The assistants' endpoint as the gateway starts it: the tools read and checked once (the start
-// stops on a bad operation file), then the /mcp handler over them. Off (undefined) without MCP=1.
+// stops on a bad operation file), then the /mcp handler over them, behind the same CORS rules as
+// /graphql and calling the same pipeline. Off (undefined) without MCP=1.
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { GatewayConfig } from '../config.ts';
+import type { ContextInput, GatewayContext } from '../context.ts';
+import { corsMiddleware } from '../http/cors.ts';
+import type { GatewayTracing } from '../observability/tracing/trace-types.ts';
 import { projectPath } from '../project-path.ts';
+import type { ApplyTrusted } from '../trusted-documents/http.ts';
 import { loadManifest } from '../trusted-documents/manifest.ts';
-import type { TrustedDocumentsSettings } from '../trusted-documents/index.ts';
-import { mcpEndpoint, type McpEndpointOptions } from './endpoint.ts';
+import { mcpEndpoint } from './endpoint.ts';
 import { McpMetrics } from './metrics.ts';
 import { loadTools, readOperationFiles, type OperationSource } from './operations.ts';
-import type { McpSettings } from './settings.ts';
+import { graphqlPipeline } from './pipeline.ts';
 
 export { MCP_PATH, type McpSettings } from './settings.ts';
-export { graphqlPipeline } from './pipeline.ts';
 
 /** The operations shipped with the gateway, found from the project's root (src/, dist/ and the bundle alike). */
 export const DEFAULT_OPERATIONS = 'src/gateway/mcp/default-operations.graphql';
 
-export interface McpParts extends Pick<McpEndpointOptions, 'execute' | 'hasCredentials' | 'challenge' | 'bodyLimitBytes'> {
+/** The headers of the Streamable HTTP transport that a browser-based client (the MCP Inspector) sends and reads. */
+const MCP_HEADERS = ['mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+const MCP_EXPOSED_HEADERS = ['mcp-session-id', 'www-authenticate'];
+
+type McpOptions = Pick<GatewayConfig, 'mcp' | 'trustedDocuments' | 'bodyLimitBytes' | 'corsOrigins' | 'production'> & { embeddedDemo?: boolean };
+
+/** What the gateway lends the endpoint: the pieces /graphql answers with. */
+export interface McpParts {
   schema: GraphQLSchema;
-  trustedDocuments: TrustedDocumentsSettings;
+  apollo: ApolloServer<GatewayContext>;
+  createContext: (input: ContextInput) => GatewayContext;
+  /** The caller's credentials as /graphql reads them; null: none (HTTP 401 here). */
+  credentialsOf: (req: IncomingMessage) => string | null;
+  originOf: (req: IncomingMessage) => string;
+  trusted: ApplyTrusted | undefined;
+  tracing: GatewayTracing | undefined;
   registry: Registry;
   logger: Logger;
 }
 
-function defaultOperations(): OperationSource[] {
-  const path = projectPath(DEFAULT_OPERATIONS);
-  return [{ label: DEFAULT_OPERATIONS, text: readFileSync(path, 'utf8') }];
+export interface Mcp {
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string, fail: (error: unknown) => void): void;
 }
 
-export function mcpFor(settings: McpSettings | undefined, parts: McpParts): ReturnType<typeof mcpEndpoint> | undefined {
+function defaultOperations(): OperationSource[] {
+  return [{ label: DEFAULT_OPERATIONS, text: readFileSync(projectPath(DEFAULT_OPERATIONS), 'utf8') }];
+}
+
+export function mcpFor(options: McpOptions, parts: McpParts): Mcp | undefined {
+  const settings = options.mcp;
   if (settings === undefined) return undefined;
   const chosen = settings.operations !== undefined;
   const sources = chosen ? readOperationFiles(settings.operations!) : defaultOperations();
-  const { mode, manifest } = parts.trustedDocuments;
+  const { mode, manifest } = options.trustedDocuments;
   const { tools, mutationsLeftOut, untrustedLeftOut } = loadTools(sources, {
     schema: parts.schema,
     allowMutations: settings.allowMutations,
     // Enforced, only trusted documents run: a tool is one, or is not served.
     ...(mode === 'enforce' && manifest !== undefined ? { trusted: loadManifest(manifest).values(), untrusted: chosen ? 'stop' : 'leave out' } : {}),
   });
-  if (mutationsLeftOut.length > 0) parts.logger.info({ operations: mutationsLeftOut }, 'MCP: mutations left out of the tools (MCP_ALLOW_MUTATIONS is off)');
-  if (untrustedLeftOut.length > 0) parts.logger.warn({ operations: untrustedLeftOut }, 'MCP: default tools left out: not trusted documents (TRUSTED_DOCUMENTS_MODE=enforce)');
-  parts.logger.info({ tools: tools.map((tool) => tool.name), operations: chosen ? settings.operations : 'default' }, 'MCP: tools served at /mcp');
+  const { logger } = parts;
+  if (mutationsLeftOut.length > 0) logger.info({ operations: mutationsLeftOut }, 'MCP: mutations left out of the tools (MCP_ALLOW_MUTATIONS is off)');
+  if (untrustedLeftOut.length > 0) logger.warn({ operations: untrustedLeftOut }, 'MCP: default tools left out: not trusted documents (TRUSTED_DOCUMENTS_MODE=enforce)');
+  logger.info({ tools: tools.map((tool) => tool.name), operations: chosen ? settings.operations : 'default' }, 'MCP: tools served at /mcp');
   const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
-  return mcpEndpoint({
+  const endpoint = mcpEndpoint({
     tools,
-    execute: parts.execute,
-    hasCredentials: parts.hasCredentials,
-    challenge: parts.challenge,
-    bodyLimitBytes: parts.bodyLimitBytes,
+    execute: graphqlPipeline({
+      apollo: parts.apollo,
+      createContext: (req, requestId, signal, trace) =>
+        parts.createContext({ requestId, apiKey: parts.credentialsOf(req), signal, origin: parts.originOf(req), ...(trace ? { trace } : {}) }),
+      ...(parts.trusted ? { trusted: parts.trusted } : {}),
+      ...(parts.tracing ? { tracing: parts.tracing } : {}),
+    }),
+    hasCredentials: (req) => parts.credentialsOf(req) !== null,
+    // Where a sign-in flow is offered, the challenge names its protected resource metadata (RFC 9728).
+    challenge: () => 'Bearer realm="mcp"',
+    bodyLimitBytes: options.bodyLimitBytes,
     version,
     metrics: new McpMetrics(parts.registry),
-    logger: parts.logger,
+    logger,
   });
+  const cors = corsMiddleware(options.corsOrigins, {
+    localDevServers: options.embeddedDemo === true && !options.production,
+    extraHeaders: MCP_HEADERS,
+    extraExposedHeaders: MCP_EXPOSED_HEADERS,
+  });
+  return {
+    handle(req, res, requestId, fail) {
+      cors(req, res, (error?: unknown) => {
+        if (error) return fail(error);
+        endpoint(req, res, requestId).catch(fail);
+      });
+    },
+  };
 }
