@@ -4,6 +4,8 @@
 // with the same key; bad arguments, GraphQL errors, mutations, credentials, throttling, cost
 // limits, trusted documents, body limits, CORS and the start's checks of operation files.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +16,7 @@ import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { startGateway } from '../../../src/gateway/server.ts';
 import { DEMO_ADMIN_KEY, startStack, type Stack } from '../../helpers/gateway.ts';
 import * as oracle from '../../helpers/oracle.ts';
+import { startOtlpReceiver } from '../../helpers/otlp-receiver.ts';
 import { v1Request } from '../../helpers/v1.ts';
 
 const SEED = { devices: 12, traffic: 400, hotTraffic: 120 };
@@ -340,6 +343,74 @@ describe('limits and throttling apply to tool calls', () => {
     } finally {
       await client.close();
       await stack.close();
+    }
+  }, 60_000);
+});
+
+describe('the rest of the pipeline applies to tool calls', () => {
+  it('a span per call continues the client\'s traceparent, and the response cache answers a repeated call', async () => {
+    const receiver = await startOtlpReceiver();
+    const env = parseGatewayConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50', RESPONSE_CACHE_TTL_S: '60' });
+    const stack = await startStack({ v1: { seedSizes: SEED }, gateway: { ...MCP_ON, tracing: env.tracing, responseCache: env.responseCache } });
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const clientSpan = '00f067aa0ba902b7';
+    const client = await connect(stack, DEMO_ADMIN_KEY, { traceparent: `00-${traceId}-${clientSpan}-01` });
+    try {
+      stack.proxy.reset();
+      const first = dataOf(await call(client, 'LatestDeviceTraffic', { deviceId: HOT, count: 2 }));
+      const calls = stack.proxy.calls.length;
+      expect(calls).toBe(2);
+      const spans = await receiver.waitFor(3, (span) => span.traceId === traceId);
+      const operation = spans.find((span) => span.kind === 2)!;
+      expect(operation).toMatchObject({ name: 'query LatestDeviceTraffic', parentSpanId: clientSpan, attributes: { 'graphql.operation.name': 'LatestDeviceTraffic', 'gateway.outcome': 'ok' } });
+      expect(spans.filter((span) => span.kind === 3).every((span) => span.parentSpanId === operation.spanId)).toBe(true);
+      // The same call again: answered from the cache, nothing more asked of v1.
+      expect(dataOf(await call(client, 'LatestDeviceTraffic', { deviceId: HOT, count: 2 }))).toEqual(first);
+      expect(stack.proxy.calls.length).toBe(calls);
+    } finally {
+      await client.close();
+      await stack.close();
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it('a stopping gateway lets a tool call in flight finish', async () => {
+    let target = '';
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    // Holds the traffic read until the test lets it go, then forwards it to the v1 service.
+    const slow = createServer((req, res) => {
+      void (async () => {
+        // The start's look at the upstream comes before the v1 service is known here.
+        if (target === '') return void res.writeHead(503).end();
+        if (req.url?.includes('/traffic')) {
+          arrived();
+          await held;
+        }
+        const answer = await fetch(new URL(req.url ?? '/', target), { headers: { 'x-service-token': String(req.headers['x-service-token'] ?? '') } });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const stack = await startStack({ v1: { seedSizes: SEED }, gateway: MCP_ON, upstreamUrl: `http://127.0.0.1:${(slow.address() as AddressInfo).port}` });
+    target = stack.v1.url;
+    const client = await connect(stack);
+    try {
+      const inFlight = call(client, 'LatestDeviceTraffic', { deviceId: HOT, count: 2 });
+      await reached;
+      const closing = stack.gateway.close();
+      release();
+      const data = dataOf(await inFlight);
+      expect(data.protectionDevice.traffic.nodes).toHaveLength(2);
+      await closing;
+    } finally {
+      await client.close().catch(() => {});
+      await stack.proxy.close();
+      await stack.v1.close();
+      slow.close();
     }
   }, 60_000);
 });
