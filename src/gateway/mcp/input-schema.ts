@@ -45,7 +45,8 @@ function described(schema: JsonSchema, description: string | null | undefined): 
   const text = description?.trim();
   if (!text) return schema;
   const own = typeof schema.description === 'string' ? schema.description : undefined;
-  return { ...schema, description: schema.enum && own && own !== text ? `${text}\n${own}` : text };
+  if (schema.enum && own) return { ...schema, description: own.startsWith(text) ? own : `${text}\n${own}` };
+  return { ...schema, description: text };
 }
 
 function enumSchema(type: GraphQLEnumType): JsonSchema {
