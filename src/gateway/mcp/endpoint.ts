@@ -24,22 +24,25 @@ export interface GraphQLCall {
   variables: Record<string, unknown>;
 }
 
-/** The HTTP request a call came in, for its credentials, request id, origin and trace headers. */
-export interface CallOrigin {
+/** The HTTP request a call came in, for its request id, origin and trace headers, and who it is for. */
+export interface CallOrigin<TCaller> {
   req: IncomingMessage;
+  /** Who the request is for, as `authenticate` found it. */
+  caller: TCaller;
   requestId: string;
   /** Aborted when the client goes away or cancels the call. */
   signal: AbortSignal;
 }
 
-export interface McpEndpointOptions {
+/** Who a request is for, or why it is refused before anything is read (a 401 and its `WWW-Authenticate` challenge). */
+export type Authentication<TCaller> = { ok: true; caller: TCaller } | { ok: false; status: number; message: string; headers?: Record<string, string> };
+
+export interface McpEndpointOptions<TCaller> {
   tools: readonly OperationTool[];
   /** Runs a call through the same pipeline as /graphql and gives its answer. */
-  execute: (call: GraphQLCall, origin: CallOrigin) => Promise<GraphQLAnswer>;
-  /** Whether the request carries credentials as /graphql takes them; without, the answer is 401. */
-  hasCredentials: (req: IncomingMessage) => boolean;
-  /** The `WWW-Authenticate` challenge of a 401 (with the protected resource metadata's address when sign-in is offered). */
-  challenge: (req: IncomingMessage) => string;
+  execute: (call: GraphQLCall, origin: CallOrigin<TCaller>) => Promise<GraphQLAnswer>;
+  /** The request's credentials checked as /graphql checks them. */
+  authenticate: (req: IncomingMessage) => Promise<Authentication<TCaller>>;
   bodyLimitBytes: number;
   version: string;
   metrics: McpMetrics;
@@ -64,14 +67,14 @@ function describeTool(tool: OperationTool): Tool {
   return { name: tool.name, title: tool.annotations.title, description: tool.description, inputSchema: tool.inputSchema as Tool['inputSchema'], annotations: tool.annotations };
 }
 
-export function mcpEndpoint(options: McpEndpointOptions): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
+export function mcpEndpoint<TCaller>(options: McpEndpointOptions<TCaller>): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const listed = options.tools.map(describeTool);
   // The SDK's default validator (for elicitation, which this server never asks for) would be built
   // again for each request's server: made once here.
   const validator = new AjvJsonSchemaValidator();
 
-  async function callTool(name: string, args: Record<string, unknown>, origin: CallOrigin): Promise<CallToolResult> {
+  async function callTool(name: string, args: Record<string, unknown>, origin: CallOrigin<TCaller>): Promise<CallToolResult> {
     const tool = byName.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
@@ -92,11 +95,12 @@ export function mcpEndpoint(options: McpEndpointOptions): (req: IncomingMessage,
   }
 
   return async (req, res, requestId) => {
-    if (!options.hasCredentials(req)) {
-      return sendRpcError(res, 401, -32001, 'Unauthorized: send an API key as X-Service-Token or Authorization: Bearer <key>, as on /graphql.', {
-        'www-authenticate': options.challenge(req),
-      });
+    const authentication = await options.authenticate(req);
+    if (!authentication.ok) {
+      req.resume();
+      return sendRpcError(res, authentication.status, -32001, authentication.message, authentication.headers);
     }
+    const { caller } = authentication;
     if (req.method !== 'POST') {
       req.resume();
       return sendRpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no session, no server-initiated stream).', { allow: 'POST, OPTIONS' });
@@ -126,7 +130,7 @@ export function mcpEndpoint(options: McpEndpointOptions): (req: IncomingMessage,
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      callTool(request.params.name, request.params.arguments ?? {}, { req, requestId, signal: AbortSignal.any([abort.signal, extra.signal]) }),
+      callTool(request.params.name, request.params.arguments ?? {}, { req, caller, requestId, signal: AbortSignal.any([abort.signal, extra.signal]) }),
     );
     server.onerror = (error) => options.logger.warn({ err: error, requestId }, 'mcp request failed');
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -16,6 +16,7 @@ import type { ApplyTrusted } from '../trusted-documents/http.ts';
 import { loadManifest } from '../trusted-documents/manifest.ts';
 import { mcpEndpoint } from './endpoint.ts';
 import { McpMetrics } from './metrics.ts';
+import { bearerChallenge } from './protected-resource.ts';
 import { loadTools, readOperationFiles, type OperationSource } from './operations.ts';
 import { graphqlPipeline } from './pipeline.ts';
 
@@ -27,6 +28,7 @@ export const DEFAULT_OPERATIONS = 'src/gateway/mcp/default-operations.graphql';
 /** The headers of the Streamable HTTP transport that a browser-based client (the MCP Inspector) sends and reads. */
 const MCP_HEADERS = ['mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 const MCP_EXPOSED_HEADERS = ['mcp-session-id', 'www-authenticate'];
+const NO_CREDENTIALS = 'Unauthorized: send an API key as X-Service-Token or Authorization: Bearer <key>, as on /graphql.';
 
 type McpOptions = Pick<GatewayConfig, 'mcp' | 'trustedDocuments' | 'bodyLimitBytes' | 'corsOrigins' | 'production'> & { embeddedDemo?: boolean };
 
@@ -42,6 +44,11 @@ export interface McpParts {
   tracing: GatewayTracing | undefined;
   registry: Registry;
   logger: Logger;
+}
+
+/** Who a tool call is for: the key it carries, as on /graphql. */
+interface KeyCaller {
+  apiKey: string;
 }
 
 export interface Mcp {
@@ -69,18 +76,22 @@ export function mcpFor(options: McpOptions, parts: McpParts): Mcp | undefined {
   if (untrustedLeftOut.length > 0) logger.warn({ operations: untrustedLeftOut }, 'MCP: default tools left out: not trusted documents (TRUSTED_DOCUMENTS_MODE=enforce)');
   logger.info({ tools: tools.map((tool) => tool.name), operations: chosen ? settings.operations : 'default' }, 'MCP: tools served at /mcp');
   const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
-  const endpoint = mcpEndpoint({
+  const endpoint = mcpEndpoint<KeyCaller>({
     tools,
     execute: graphqlPipeline({
       apollo: parts.apollo,
-      createContext: (req, requestId, signal, trace) =>
-        parts.createContext({ requestId, apiKey: parts.credentialsOf(req), signal, origin: parts.originOf(req), ...(trace ? { trace } : {}) }),
+      createContext: ({ req, caller, requestId, signal }, trace) =>
+        parts.createContext({ requestId, apiKey: caller.apiKey, signal, origin: parts.originOf(req), ...(trace ? { trace } : {}) }),
       ...(parts.trusted ? { trusted: parts.trusted } : {}),
       ...(parts.tracing ? { tracing: parts.tracing } : {}),
     }),
-    hasCredentials: (req) => parts.credentialsOf(req) !== null,
-    // Where a sign-in flow is offered, the challenge names its protected resource metadata (RFC 9728).
-    challenge: () => 'Bearer realm="mcp"',
+    // The credentials /graphql takes. Where people sign in through a provider, this is where its
+    // check goes, and the challenge names the protected resource metadata (protected-resource.ts).
+    authenticate: async (req) => {
+      const apiKey = parts.credentialsOf(req);
+      if (apiKey !== null) return { ok: true, caller: { apiKey } };
+      return { ok: false, status: 401, message: NO_CREDENTIALS, headers: { 'www-authenticate': bearerChallenge() } };
+    },
     bodyLimitBytes: options.bodyLimitBytes,
     version,
     metrics: new McpMetrics(parts.registry),

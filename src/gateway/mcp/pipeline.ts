@@ -3,25 +3,24 @@
 // So limits, the cost estimate and `extensions.cost`, throttling, the response cache, the log line
 // under the operation's name, the metrics and the request's span all apply as they do there,
 // with no rule of their own for assistants.
-import type { IncomingMessage } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { ApplyTrusted } from '../trusted-documents/http.ts';
 import type { GatewayTracing, OperationTrace } from '../observability/tracing/trace-types.ts';
 import type { CallOrigin, GraphQLCall } from './endpoint.ts';
 import type { GraphQLAnswer } from './tool-result.ts';
 
-export interface PipelineParts<TContext extends BaseContext> {
+export interface PipelineParts<TContext extends BaseContext, TCaller> {
   apollo: ApolloServer<TContext>;
   /** The context of one operation, as /graphql makes it for the same request. */
-  createContext: (req: IncomingMessage, requestId: string, signal: AbortSignal, trace: OperationTrace | undefined) => TContext;
+  createContext: (origin: CallOrigin<TCaller>, trace: OperationTrace | undefined) => TContext;
   trusted?: ApplyTrusted;
   tracing?: GatewayTracing;
 }
 
-export function graphqlPipeline<TContext extends BaseContext>(parts: PipelineParts<TContext>) {
-  return async function execute(call: GraphQLCall, { req, requestId, signal }: CallOrigin): Promise<GraphQLAnswer> {
+export function graphqlPipeline<TContext extends BaseContext, TCaller>(parts: PipelineParts<TContext, TCaller>) {
+  return async function execute(call: GraphQLCall, origin: CallOrigin<TCaller>): Promise<GraphQLAnswer> {
     // Each call is an operation of its own, with its own span (continuing the request's traceparent).
-    const trace = parts.tracing?.operation(req.headers);
+    const trace = parts.tracing?.operation(origin.req.headers);
     let status = 200;
     try {
       const body: Record<string, unknown> = { query: call.query, operationName: call.operationName, variables: call.variables };
@@ -38,7 +37,7 @@ export function graphqlPipeline<TContext extends BaseContext>(parts: PipelinePar
       ]);
       const response = await parts.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'POST', headers, search: '', body },
-        context: async () => parts.createContext(req, requestId, signal, trace),
+        context: async () => parts.createContext(origin, trace),
       });
       status = response.status ?? 200;
       let text: string;

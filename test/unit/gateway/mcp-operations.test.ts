@@ -5,6 +5,7 @@ import { buildSchema as buildSdl } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../../src/gateway/domains/index.ts';
 import { loadTools, type OperationSource } from '../../../src/gateway/mcp/operations.ts';
+import { bearerChallenge, protectedResourceMetadata, protectedResourceMetadataUrl } from '../../../src/gateway/mcp/protected-resource.ts';
 
 const gatewaySchema = buildSchema();
 
@@ -130,5 +131,20 @@ describe('tools', () => {
     expect(refuse('type Device { id: ID }')).toThrow(/^MCP_OPERATIONS: ops\.graphql:1: only operations and fragments belong in an operation file/);
     expect(refuse('fragment A on Organization { id }\nfragment A on Organization { name }')).toThrow(/ops\.graphql:2: fragment "A" is defined twice/);
     expect(refuse('query Vars($n: Nope) { protectionDevices { totalCount } }')).toThrow(/operation "Vars" is invalid: Unknown type "Nope"/);
+  });
+});
+
+describe('the 401 challenge and protected resource metadata (RFC 9728)', () => {
+  it('names the metadata beside the resource\'s path when a sign-in can follow, and the issuer as its server', () => {
+    const resource = new URL('https://gateway.example/mcp');
+    expect(protectedResourceMetadataUrl(resource)).toBe('https://gateway.example/.well-known/oauth-protected-resource/mcp');
+    expect(bearerChallenge()).toBe('Bearer realm="mcp"');
+    expect(bearerChallenge(protectedResourceMetadataUrl(resource))).toBe('Bearer realm="mcp", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource/mcp"');
+    expect(protectedResourceMetadata(resource, 'https://id.example/realms/soc', ['devices:read'])).toEqual({
+      resource: 'https://gateway.example/mcp',
+      authorization_servers: ['https://id.example/realms/soc'],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['devices:read'],
+    });
   });
 });
