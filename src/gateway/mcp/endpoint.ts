@@ -78,7 +78,7 @@ export function mcpEndpoint<TCaller>(options: McpEndpointOptions<TCaller>): (req
     const tool = byName.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 100)}`);
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-    const unknown = Object.keys(args).filter((argument) => !(argument in properties));
+    const unknown = Object.keys(args).filter((argument) => !Object.hasOwn(properties, argument));
     let answer: GraphQLAnswer;
     if (unknown.length > 0) {
       // GraphQL would ignore a variable the operation does not declare: an assistant that sent one meant something by it.
@@ -86,12 +86,17 @@ export function mcpEndpoint<TCaller>(options: McpEndpointOptions<TCaller>): (req
       const named = unknown.map((argument) => `"${argument.slice(0, 100)}"`).join(', ');
       answer = { errors: [{ message: `Unknown argument${unknown.length > 1 ? 's' : ''} ${named} for ${tool.name} (its arguments: ${expected}).`, extensions: { code: 'BAD_USER_INPUT' } }] };
     } else {
-      answer = await options.execute({ query: tool.document, operationName: tool.name, variables: args }, origin);
+      try {
+        answer = await options.execute({ query: tool.document, operationName: tool.name, variables: args }, origin);
+      } catch (error) {
+        // Said to the operator, never to the client: an unexpected error's message may name internals.
+        options.logger.error({ err: error, requestId: origin.requestId, tool: tool.name }, 'mcp tool call failed');
+        answer = { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] };
+      }
     }
     const firstError = answer.errors?.[0];
     options.metrics.toolCalls.inc({ tool: tool.name, outcome: firstError ? String(firstError.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : 'ok' });
-    const result = toolResult(answer);
-    return result;
+    return toolResult(answer);
   }
 
   return async (req, res, requestId) => {

@@ -49,7 +49,7 @@ function dataOf(result: CallToolResult): any {
 }
 
 /** The errors of a failed call, from its first text block. */
-function errorsOf(result: CallToolResult): { message: string; extensions: { code: string; [key: string]: unknown } }[] {
+function errorsOf(result: CallToolResult): { message: string; path?: (string | number)[]; extensions: { code: string; [key: string]: unknown } }[] {
   expect(result.isError, JSON.stringify(result.content)).toBe(true);
   return JSON.parse((result.content[0] as { text: string }).text).errors;
 }
@@ -215,6 +215,8 @@ describe('the default tools', () => {
     const unknown = errorsOf(await call(client, 'LatestDeviceTraffic', { deviceId: HOT, limit: 3 }));
     expect(unknown[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
     expect(unknown[0]!.message).toMatch(/"limit".*deviceId, count/);
+    const inherited = errorsOf(await call(client, 'LatestDeviceTraffic', { deviceId: HOT, constructor: 'x' }));
+    expect(inherited[0]!.extensions.code).toBe('BAD_USER_INPUT');
     const tooMany = errorsOf(await call(client, 'LatestDeviceTraffic', { deviceId: HOT, count: 1000 }));
     expect(tooMany.map((error) => error.extensions.code)).toContain('BAD_USER_INPUT');
     expect(stack.proxy.calls.length).toBe(0);
@@ -231,6 +233,23 @@ describe('the default tools', () => {
       expect(refused[0]!.extensions.code).toBe('FORBIDDEN');
     } finally {
       await forbidden.close();
+    }
+  });
+
+  it('a failing upstream is isError with its code, and names neither the upstream nor a key', async () => {
+    stack.proxy.fail((proxied) => (proxied.path.includes('/traffic') ? 503 : undefined));
+    try {
+      const result = await call(client, 'LatestDeviceTraffic', { deviceId: HOT, count: 1 });
+      const errors = errorsOf(result);
+      expect(errors[0]!.extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(errors[0]!.path).toEqual(['protectionDevice', 'traffic']);
+      expect((result.structuredContent as any).protectionDevice.id).toBe(HOT);
+      const text = JSON.stringify(result);
+      expect(text).not.toContain(stack.proxy.url);
+      expect(text).not.toContain(stack.v1.url);
+      for (const known of stack.keys()) expect(text).not.toContain(known);
+    } finally {
+      stack.proxy.fail(() => undefined);
     }
   });
 
