@@ -3,7 +3,7 @@
 // their schemas and called, and each answer is compared with what the v1 service says over REST
 // with the same key; bad arguments, GraphQL errors, mutations, credentials, throttling, cost
 // limits, trusted documents, body limits, CORS and the start's checks of operation files.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -296,6 +296,20 @@ describe('the default tools', () => {
       const refused = await fetch(mcpUrl(stack), { method, headers: { 'x-service-token': DEMO_ADMIN_KEY, accept: 'text/event-stream' } });
       expect(refused.status, method).toBe(405);
     }
+  });
+
+  it('the README\'s curl call works as written', async () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Assistants (MCP)'), readme.indexOf('\n## ', readme.indexOf('## Assistants (MCP)') + 5));
+    const command = /```sh\n(curl[\s\S]*?)```/.exec(section)![1]!.replace(/\\\n\s*/g, ' ');
+    const headers = Object.fromEntries([...command.matchAll(/-H '([^:]+): ([^']+)'/g)].map((match) => [match[1]!, match[2]!]));
+    const body = /-d '([^']+)'/.exec(command)![1]!;
+    expect(/curl -s (\S+)/.exec(command)![1]).toBe('http://localhost:4000/mcp');
+    const response = await fetch(mcpUrl(stack), { method: 'POST', headers, body });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as any;
+    expect(answer.result.isError).toBeUndefined();
+    expect(answer.result.structuredContent.protectionDevice.traffic.nodes).toHaveLength(3);
   });
 
   it('the body limit of /graphql applies: a larger body is 413, and malformed JSON is a parse error', async () => {

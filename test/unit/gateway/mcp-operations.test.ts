@@ -1,6 +1,7 @@
 // Operation files as tools, without a server: names, descriptions from leading comments, input
 // schemas from variables (formats, enums, nested and self-containing input objects, defaults,
 // required, SDL descriptions), fragments across files, and trusted documents matched by shape.
+import { readFileSync } from 'node:fs';
 import { buildSchema as buildSdl } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../../src/gateway/domains/index.ts';
@@ -146,5 +147,25 @@ describe('the 401 challenge and protected resource metadata (RFC 9728)', () => {
       bearer_methods_supported: ['header'],
       scopes_supported: ['devices:read'],
     });
+  });
+});
+
+describe('the README\'s section', () => {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('## Assistants (MCP)');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 5));
+
+  it('shows an operation file that loads as a tool, with its comment as description', () => {
+    const text = /```graphql\n([\s\S]*?)```/.exec(section)![1]!;
+    const { tools } = loadTools([source(text)], { schema: gatewaySchema, allowMutations: false });
+    expect(tools).toHaveLength(1);
+    expect(tools[0]!.description).toMatch(/^One organization's protection devices/);
+  });
+
+  it('shows a desktop client configuration that is JSON naming /mcp and the key header', () => {
+    const config = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!);
+    const server = config.mcpServers['security-gateway'];
+    expect(server.args).toContain('http://localhost:4000/mcp');
+    expect(server.args.join(' ')).toMatch(/X-Service-Token/);
   });
 });
