@@ -12,6 +12,12 @@ export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (erro
 /** A front-end dev server on this machine (Vite, Next, webpack…), on any port. */
 const LOCAL_DEV_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
+/** Whether a browser page of `origin` may call the gateway: Sandbox's, the configured ones, and local dev servers when asked for. */
+export function allowedOrigins(configuredOrigins: readonly string[], { localDevServers = false } = {}): (origin: string) => boolean {
+  const listed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
+  return (origin) => listed.has(origin) || (localDevServers && LOCAL_DEV_ORIGIN.test(origin));
+}
+
 /**
  * `localDevServers`: also allow http://localhost:<any port> and http://127.0.0.1:<any port> — on in
  * the embedded demo outside production, where a newcomer's dev server should just work; a real
@@ -21,8 +27,7 @@ export function corsMiddleware(
   configuredOrigins: readonly string[],
   { localDevServers = false, extraHeaders = [] as readonly string[], extraExposedHeaders = [] as readonly string[] } = {},
 ): Middleware {
-  const listed = new Set([...SANDBOX_ORIGINS, ...configuredOrigins]);
-  const allowed = { has: (origin: string) => listed.has(origin) || (localDevServers && LOCAL_DEV_ORIGIN.test(origin)) };
+  const allowed = { has: allowedOrigins(configuredOrigins, { localDevServers }) };
   const handler = cors({
     origin: true, // reflects the origin, which is known to be allowed when the handler runs
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],

@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config.ts';
 import type { ContextInput, GatewayContext } from '../context.ts';
-import { corsMiddleware } from '../http/cors.ts';
+import { allowedOrigins, corsMiddleware } from '../http/cors.ts';
+import { sendJson } from '../http/plain.ts';
 import type { GatewayTracing } from '../observability/tracing/trace-types.ts';
 import { projectPath } from '../project-path.ts';
 import type { ApplyTrusted } from '../trusted-documents/http.ts';
@@ -97,13 +98,18 @@ export function mcpFor(options: McpOptions, parts: McpParts): Mcp | undefined {
     metrics: new McpMetrics(parts.registry),
     logger,
   });
-  const cors = corsMiddleware(options.corsOrigins, {
-    localDevServers: options.embeddedDemo === true && !options.production,
-    extraHeaders: MCP_HEADERS,
-    extraExposedHeaders: MCP_EXPOSED_HEADERS,
-  });
+  const localDevServers = options.embeddedDemo === true && !options.production;
+  const cors = corsMiddleware(options.corsOrigins, { localDevServers, extraHeaders: MCP_HEADERS, extraExposedHeaders: MCP_EXPOSED_HEADERS });
+  const allowed = allowedOrigins(options.corsOrigins, { localDevServers });
   return {
     handle(req, res, requestId, fail) {
+      // The transport's specification asks servers to check Origin (a DNS-rebound page is same-origin
+      // to the browser, so CORS alone would let it through): a page of another origin is refused.
+      const origin = req.headers.origin;
+      if (origin !== undefined && !allowed(origin)) {
+        req.resume();
+        return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: this origin may not call /mcp (CORS_ORIGINS).' }, id: null });
+      }
       cors(req, res, (error?: unknown) => {
         if (error) return fail(error);
         endpoint(req, res, requestId).catch(fail);

@@ -323,7 +323,7 @@ describe('the default tools', () => {
     expect(((await malformed.json()) as any).error.code).toBe(-32700);
   });
 
-  it('CORS: Sandbox\'s and configured origins get the MCP headers, others get none', async () => {
+  it('CORS: Sandbox\'s and configured origins get the MCP headers; other origins get none and are refused', async () => {
     const preflight = (origin: string) =>
       fetch(mcpUrl(stack), { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,mcp-protocol-version,x-service-token' } });
     const allowed = await preflight('https://studio.apollographql.com');
@@ -333,6 +333,20 @@ describe('the default tools', () => {
     const other = await preflight('https://evil.example');
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     expect(other.headers.get('access-control-allow-headers')).toBeNull();
+    // Any other origin is refused outright, even with a key: a DNS-rebound page is same-origin to its browser.
+    const rebound = await fetch(mcpUrl(stack), {
+      method: 'POST',
+      headers: { origin: 'http://attacker.example:4000', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-service-token': DEMO_ADMIN_KEY },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(rebound.status).toBe(403);
+    const sandbox = await fetch(mcpUrl(stack), {
+      method: 'POST',
+      headers: { origin: 'https://studio.apollographql.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-service-token': DEMO_ADMIN_KEY },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(sandbox.status).toBe(200);
+    expect(sandbox.headers.get('access-control-allow-origin')).toBe('https://studio.apollographql.com');
   });
 });
 
