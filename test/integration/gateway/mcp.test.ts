@@ -4,7 +4,7 @@
 // with the same key; bad arguments, GraphQL errors, mutations, credentials, throttling, cost
 // limits, trusted documents, body limits, CORS and the start's checks of operation files.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { startGateway } from '../../../src/gateway/server.ts';
-import { DEMO_ADMIN_KEY, startStack, type Stack } from '../../helpers/gateway.ts';
+import { DEMO_ADMIN_KEY, startGatewayOn, startStack, type Stack } from '../../helpers/gateway.ts';
 import * as oracle from '../../helpers/oracle.ts';
 import { startOtlpReceiver } from '../../helpers/otlp-receiver.ts';
 import { v1Request } from '../../helpers/v1.ts';
@@ -348,6 +348,48 @@ describe('the default tools', () => {
     expect(sandbox.status).toBe(200);
     expect(sandbox.headers.get('access-control-allow-origin')).toBe('https://studio.apollographql.com');
   });
+});
+
+describe('stateless: any replica answers', () => {
+  it('a client behind a round-robin balancer initializes on one replica and calls tools on the other', async () => {
+    const stack = await startStack({ v1: { seedSizes: SEED }, gateway: MCP_ON });
+    const second = await startGatewayOn(stack.v1.url, { MCP: '1', LOG_LEVEL: 'silent' });
+    const replicas = [new URL(stack.gateway.url), new URL(second.gateway.url)];
+    const served: number[] = [];
+    let next = 0;
+    const balancer = createServer((req, res) => {
+      const index = next++ % replicas.length;
+      served.push(index);
+      const target = replicas[index]!;
+      const forward = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => balancer.listen(0, '127.0.0.1', resolve));
+    const client = new Client({ name: 'gateway-tests', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(balancer.address() as AddressInfo).port}/mcp`), {
+        requestInit: { headers: { 'x-service-token': DEMO_ADMIN_KEY } },
+      }),
+    );
+    try {
+      for (let i = 0; i < 3; i++) {
+        const data = dataOf(await call(client, 'LatestDeviceTraffic', { deviceId: HOT, count: 1 }));
+        expect(data.protectionDevice.id).toBe(HOT);
+      }
+      expect((await client.listTools()).tools).toHaveLength(4);
+      // initialize, initialized, the refused event stream, three calls and a listing: both replicas served.
+      expect(new Set(served)).toEqual(new Set([0, 1]));
+    } finally {
+      await client.close();
+      balancer.close();
+      await second.close();
+      await stack.close();
+    }
+  }, 60_000);
 });
 
 describe('limits and throttling apply to tool calls', () => {
