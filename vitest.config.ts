@@ -14,6 +14,9 @@ export default defineConfig({
   // processes as --conditions.
   ssr: { resolve: { conditions: ['source'] } },
   test: {
+    // eventsource and eventsource-parser (the MCP SDK's client) also name TypeScript sources under
+    // `source`, which node cannot load: Vite transforms them, and the SDK that imports them.
+    server: { deps: { inline: [/@modelcontextprotocol\/sdk\/dist\/esm\/client\//, /node_modules\/eventsource(-parser)?\//] } },
     // Suites start real HTTP servers and SQLite databases; give them room on a shared 2-core machine.
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -78,6 +78,7 @@ function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedd
   const shownHost = config.host === '127.0.0.1' || config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${hostForUrl(shownHost)}:${port}/graphql`;
   const lines = [`GraphQL gateway ready at ${url}`];
+  if (config.mcp) lines.push(`MCP tools for assistants at ${url.replace(/\/graphql$/, '/mcp')} (Streamable HTTP)`);
   if (config.workers > 1) lines.push(`${config.workers} workers on one port, sharing state through Redis (REDIS_URL)`);
   if (embedded) {
     lines.push(`Embedded v1 reference service at ${upstreamUrl} (database ${embedded.database})`);

@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/setti
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
+import type { McpSettings } from './mcp/settings.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -68,6 +69,8 @@ export interface GatewayConfig {
   redisUrl: string | undefined;
   /** GATEWAY_WORKERS: processes serving one port on this machine (more than 1 needs REDIS_URL). */
   workers: number;
+  /** MCP=1: operations as Model Context Protocol tools at /mcp (MCP_OPERATIONS, MCP_ALLOW_MUTATIONS); undefined: off. */
+  mcp: McpSettings | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -174,7 +177,20 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
     tracing: tracingSetting(env),
     ...replicaSettings(env),
+    mcp: mcpSetting(env),
   };
+}
+
+function mcpSetting(env: Env): McpSettings | undefined {
+  const operations = read(env, 'MCP_OPERATIONS');
+  const allowMutations = booleanSetting(env, 'MCP_ALLOW_MUTATIONS', false);
+  if (!booleanSetting(env, 'MCP', false)) {
+    // Set without MCP, they would do nothing: the operator meant to turn the endpoint on.
+    if (operations !== undefined) throw new ConfigError('MCP_OPERATIONS: the assistants\' endpoint is off; set MCP=1 to serve these operations at /mcp');
+    if (allowMutations) throw new ConfigError('MCP_ALLOW_MUTATIONS: the assistants\' endpoint is off; set MCP=1 to serve it at /mcp');
+    return undefined;
+  }
+  return { operations, allowMutations };
 }
 
 function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {
