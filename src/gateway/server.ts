@@ -42,7 +42,7 @@ import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
-import { MCP_PATH, mcpFor } from './mcp/index.ts';
+import { MCP_PATH } from './mcp/settings.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
 
@@ -183,8 +183,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   const refuse = refusal(metrics, logger);
-  // MCP=1: the chosen operations as tools at /mcp, each call through the pipeline of /graphql.
-  const mcp = mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
+  // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
+  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
