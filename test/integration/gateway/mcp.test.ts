@@ -105,6 +105,8 @@ describe('the default tools', () => {
     expect(search.additionalProperties).toBe(false);
     expect(search.properties.deviceId).toEqual({ type: 'string', description: 'The device whose traffic to list.' });
     expect(search.properties.first).toMatchObject({ type: 'integer', default: 25 });
+    expect(search.properties.from).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(search.properties.from.description).toMatch(/at or after this instant/);
     expect(search.properties.first.description).toMatch(/1–100/);
     expect(search.properties.actions).toMatchObject({ type: 'array', items: { type: 'string' } });
     expect(search.properties.actions.description).toMatch(/whose `action`/);
@@ -163,6 +165,18 @@ describe('the default tools', () => {
     const v1All = await v1Json(stack, `/api/v1/atb/${HOT}/traffic?limit=25&order=-date_time`);
     expect(all.trafficLog.totalCount).toBe(v1All.total);
     expect(all.trafficLog.nodes).toEqual(v1All.data.map(oracle.trafficLogEntry));
+    // A time window, [the 20th newest entry's instant, the 5th newest's): v1 has no date filter, so
+    // its whole log, newest first, is cut at the same instants here.
+    const log = (await v1Json(stack, `/api/v1/atb/${HOT}/traffic?limit=1000&order=-date_time`)).data as oracle.V1Traffic[];
+    const from = new Date(log[19]!.date_time).toISOString();
+    const to = new Date(log[4]!.date_time).toISOString();
+    const windowed = dataOf(await call(client, 'SearchDeviceTraffic', { deviceId: HOT, from, to, first: 100 }));
+    const inWindow = log.filter((entry) => new Date(entry.date_time).toISOString() >= from && new Date(entry.date_time).toISOString() < to);
+    expect(inWindow.length).toBeGreaterThan(5);
+    expect(windowed.trafficLog.totalCount).toBe(inWindow.length);
+    expect(windowed.trafficLog.nodes.map((entry: { id: string }) => entry.id).sort()).toEqual(inWindow.map((entry) => String(entry.id)).sort());
+    const wrongOrder = errorsOf(await call(client, 'SearchDeviceTraffic', { deviceId: HOT, from, orderBy: { field: 'SRC_IP' } }));
+    expect(wrongOrder[0]!.extensions.code).toBe('BAD_USER_INPUT');
     // The next page, as the description says.
     const next = dataOf(await call(client, 'SearchDeviceTraffic', { deviceId: HOT, after: all.trafficLog.pageInfo.endCursor }));
     const v1Next = await v1Json(stack, `/api/v1/atb/${HOT}/traffic?limit=25&offset=25&order=-date_time`);
