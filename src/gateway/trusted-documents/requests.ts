@@ -56,6 +56,8 @@ export function trustedDocuments(options: TrustedDocumentsOptions) {
       const document = await options.store.get(apqHash);
       if (document !== undefined) {
         operation.query = document;
+        // Apollo's own check compares the bare hex with the text: a client may name it `sha256:<hex>`.
+        (operation.extensions as { persistedQuery: { sha256Hash: string } }).persistedQuery.sha256Hash = apqHash;
         return { ok: true };
       }
     }
