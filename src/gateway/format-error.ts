@@ -17,6 +17,17 @@ const APOLLO_BARE_REFUSALS: Readonly<Record<string, { code: string; message: str
   },
 };
 
+/**
+ * Apollo's refusal of introspection tells the reader to "pass introspection: true to
+ * ApolloServer", an option of code the gateway's operator does not write: it names the setting.
+ */
+const INTROSPECTION_REFUSAL = /^GraphQL introspection is not allowed by Apollo Server/;
+const INTROSPECTION_OFF = {
+  message:
+    'Introspection is off on this gateway (INTROSPECTION=false, the default in production): __schema and __type are not answered. Generate clients from the printed schema, or set INTROSPECTION=true.',
+  extensions: { code: 'GRAPHQL_VALIDATION_FAILED', reason: 'INTROSPECTION_DISABLED' },
+};
+
 /** Codes Apollo Server itself produces for requests it refuses (parse, validation, variables, …),
  *  and those the gateway gives its own refusals before execution. */
 const APOLLO_CODES = new Set<string>([
@@ -57,6 +68,9 @@ export function createFormatError(options: FormatErrorOptions = {}): FormatError
       ? APOLLO_BARE_REFUSALS[formattedError.message]
       : undefined;
     if (bare && isGraphQLError(original)) return { message: bare.message, extensions: { code: bare.code } };
+    if (isGraphQLError(original) && INTROSPECTION_REFUSAL.test(formattedError.message)) {
+      return { ...INTROSPECTION_OFF, ...(formattedError.locations ? { locations: formattedError.locations } : {}) };
+    }
     const code = formattedError.extensions?.code;
     const known =
       typeof code === 'string' &&

@@ -95,18 +95,27 @@ export function upstreamError(outcome: UpstreamOutcome, method: string, fields?:
       const field = first?.field === undefined ? undefined : fields?.(first.field);
       let message = defaultMessage[code];
       if (lead !== undefined && first?.message) {
-        const more = code === ErrorCode.BAD_USER_INPUT && messages.length > 1 ? ` (and ${messages.length - 1} more in extensions.upstream.messages)` : '';
+        const more = code === ErrorCode.BAD_USER_INPUT && messages.length > 1 ? ` (and ${messages.length - 1} more in extensions.problems)` : '';
         message = `${lead}: ${inGraphQLWords(first.message, first.field, field)}${more}`;
       }
+      // Every problem of a refused input, each in the client's words, the first included.
+      const problems = code === ErrorCode.BAD_USER_INPUT && messages.length > 0 ? messages.map((problem) => inClientWords(problem, fields)) : undefined;
       const retryAfter = code === ErrorCode.RATE_LIMITED ? parseRetryAfter(outcome.retryAfter) : undefined;
       return new UpstreamError(message, {
         code,
         upstream: outcome.detail,
         ...(field === undefined || code !== ErrorCode.BAD_USER_INPUT ? {} : { field }),
+        ...(problems === undefined ? {} : { problems }),
         ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     }
   }
+}
+
+/** One of v1's messages about an input, with the field it names as the client wrote it (when known). */
+function inClientWords(problem: UpstreamMessage, fields: FieldNames | undefined): { field?: string; message: string } {
+  const field = problem.field === undefined ? undefined : fields?.(problem.field);
+  return { ...(field === undefined ? {} : { field }), message: inGraphQLWords(problem.message, problem.field, field) };
 }
 
 /** `Retry-After` (delta-seconds or an HTTP date, RFC 9110 §10.2.3) as milliseconds from now. */

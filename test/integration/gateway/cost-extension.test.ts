@@ -73,6 +73,7 @@ describe('an operation that runs', () => {
   it('a lookup that needs no call (an id that cannot exist): none', async () => {
     const response = await stack.query(DeviceDocument, { id: 'abc' });
     expect(response.data).toEqual({ protectionDevice: null });
+    expect(response.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(expectCost(response, estimateOf(DeviceDocument, { id: 'abc' })).upstreamCalls).toBe(0);
   });
 

@@ -134,9 +134,14 @@ describe('among 20,000 devices with dense ids', () => {
     expect(await lookUp(dense, '19998')).toBeLessThanOrEqual(ONE_LOOKUP_MAX_CALLS);
   });
 
-  it('an id past the end of the list is null within 20 calls; ids that cannot be ids are null without a call', async () => {
+  it('an id past the end of the list is null within 20 calls; ids that cannot be ids are BAD_USER_INPUT without a call', async () => {
     expect(await lookUp(dense, String(DEVICES + 1))).toBeLessThanOrEqual(ONE_LOOKUP_MAX_CALLS);
-    for (const id of ['0', 'abc', '-7', '017']) expect(await lookUp(dense, id), id).toBe(0);
+    for (const id of ['0', 'abc', '-7', '017']) {
+      dense.proxy.reset();
+      const response = await dense.query(DeviceDocument, { id });
+      expect(response.errors?.map((error) => error.extensions?.code), id).toEqual(['BAD_USER_INPUT']);
+      expect(pagesOfOne(dense), id).toBe(0);
+    }
   });
 
   it('five spread ids in one operation: within 60 calls, each the device v1 answers', async () => {

@@ -32,12 +32,18 @@ describe('error messages in GraphQL words', () => {
     expect(error.extensions?.upstream.messages[0].field).toBe('security_frameworks.0.weight');
   });
 
-  it('counts the other problems instead of listing them in the message', async () => {
+  it('counts the other problems in the message, and lists every one by its GraphQL path in extensions.problems', async () => {
     const error = await errorOf(
-      'mutation { createSecurityFramework(organizationId: "1", input: { title: "", controls: [{ controlId: "", type: "t", title: "t", weight: 1, frequency: "0 0 * * *", evidenceType: "doc" }] }) { id } }',
+      'mutation { createSecurityFramework(organizationId: "1", input: { title: "", controls: [{ controlId: "", type: "t", title: "t", weight: 1, frequency: "0 0 * * *", evidenceType: "doc" }, { controlId: "B.2", type: "t", title: "t", weight: -3, frequency: "never", evidenceType: "doc" }] }) { id } }',
     );
-    expect(error.message).toBe('Invalid input: input.title must not be empty. (and 1 more in extensions.upstream.messages)');
-    expect(error.extensions?.upstream.messages.map((m: { field: string }) => m.field)).toEqual(['title', 'security_frameworks.0.id']);
+    const problems = error.extensions?.problems as { field?: string; message: string }[];
+    expect(error.message).toBe(`Invalid input: input.title must not be empty. (and ${problems.length - 1} more in extensions.problems)`);
+    expect(problems.map((problem) => problem.field)).toEqual(['input.title', 'input.controls[0].controlId', 'input.controls[1].weight', 'input.controls[1].frequency']);
+    for (const problem of problems) {
+      expect(problem.message.startsWith(problem.field!), problem.message).toBe(true);
+      expect(problem.message).not.toMatch(/security_frameworks/);
+    }
+    expect(error.extensions?.upstream.messages.map((m: { field: string }) => m.field)).toEqual(['title', 'security_frameworks.0.id', 'security_frameworks.1.weight', 'security_frameworks.1.frequency']);
   });
 
   it('calls a query parameter by its argument', async () => {

@@ -61,7 +61,11 @@ describe('loaders', () => {
   async function lookUp(ids: string[]) {
     expect(ids).toHaveLength(25);
     const variables = Object.fromEntries(ids.map((id, i) => [`id${String(i + 1).padStart(2, '0')}`, id])) as DeviceLookups25QueryVariables;
-    const data = expectNoErrors(await stack.query(DeviceLookups25Document, variables));
+    const response = await stack.query(DeviceLookups25Document, variables);
+    // An id that cannot be an id is refused, naming its argument; the other lookups still answer.
+    const malformed = ids.flatMap((id, i) => (/^[1-9]\d*$/.test(id) ? [] : [`d${String(i + 1).padStart(2, '0')}`]));
+    expect((response.errors ?? []).map((error) => [error.path?.[0], error.extensions?.code]), response.text).toEqual(malformed.map((alias) => [alias, 'BAD_USER_INPUT']));
+    const data = response.data!;
     ids.forEach((id, i) => {
       const found = data[`d${String(i + 1).padStart(2, '0')}` as keyof typeof data];
       expect(found?.id ?? null, `d${i + 1}`).toBe(deviceIds.includes(Number(id)) && /^\d+$/.test(id) ? id : null);

@@ -91,7 +91,9 @@ describe('NODE_ENV=production', () => {
       expect(response.status, query).toBe(400);
       expect(response.data, query).toBeUndefined();
       expect(response.errors?.map((error) => error.extensions?.code), query).toEqual(['GRAPHQL_VALIDATION_FAILED']);
-      expect(response.errors?.[0]?.message).toMatch(/introspection is not allowed/i);
+      expect(response.errors?.[0]?.message).toMatch(/^Introspection is off on this gateway \(INTROSPECTION=false/);
+      expect(response.errors?.[0]?.message).not.toContain('ApolloServer');
+      expect(response.errors?.[0]?.extensions?.reason).toBe('INTROSPECTION_DISABLED');
     }
     // __typename is not introspection of the schema.
     const typename = await send(stack.gateway, '{ __typename }');

@@ -12,7 +12,7 @@ import {
   type ProtectionDeviceFilter,
   type ProtectionDeviceOrderField,
 } from '../../generated/operations.ts';
-import { DEMO_ADMIN_KEY, startStack, type GraphQLResponse, type Stack } from '../../helpers/gateway.ts';
+import { DEMO_ADMIN_KEY, onlyError, startStack, type GraphQLResponse, type Stack } from '../../helpers/gateway.ts';
 import { checkPageShape, expectNoErrors, expectOneError, expectPageSizeRefused, walkBothWays, type PageArgs } from '../../helpers/connection-checks.ts';
 import * as oracle from '../../helpers/oracle.ts';
 import { v1Request } from '../../helpers/v1.ts';
@@ -331,7 +331,7 @@ describe('protectionDevice(id)', () => {
     }
   });
 
-  it('is null without an error for an unknown id, and for "abc" without an upstream call', async () => {
+  it('is null without an error for an unknown id; "abc" is BAD_USER_INPUT naming the argument, without an upstream call', async () => {
     for (const id of ['9999', String(SEED.devices + 1)]) {
       const response = await stack.query(DeviceDocument, { id });
       expect(expectNoErrors(response)).toEqual({ protectionDevice: null });
@@ -339,7 +339,11 @@ describe('protectionDevice(id)', () => {
     for (const id of ['abc', '0', '-1', '1.5']) {
       stack.proxy.reset();
       const response = await stack.query(DeviceDocument, { id });
-      expect(expectNoErrors(response), id).toEqual({ protectionDevice: null });
+      expect(response.data, id).toEqual({ protectionDevice: null });
+      const error = onlyError(response);
+      expect(error.extensions?.code, id).toBe('BAD_USER_INPUT');
+      expect(error.extensions?.field, id).toBe('id');
+      expect(error.message, id).toContain('id must be a positive integer id');
       expect(stack.proxy.calls, id).toEqual([]);
     }
   });

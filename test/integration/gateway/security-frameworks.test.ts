@@ -288,12 +288,21 @@ describe('securityFramework', () => {
     for (const [organizationId, id] of [
       ['1', '99999'],
       ['1', String(otherOrganizations)],
-      ['1', 'not-an-id'],
       ['999', '1'],
     ] as const) {
       const response = await stack.query(FrameworkDocument, { organizationId, id });
       expect(response.errors, `${organizationId}/${id}`).toBeUndefined();
       expect(response.data).toEqual({ securityFramework: null });
+    }
+  });
+
+  it('refuses an id that is not a positive integer with BAD_USER_INPUT naming `id`, without an upstream call', async () => {
+    for (const id of ['x', 'not-an-id', '0', '1.5']) {
+      stack.proxy.reset();
+      const response = await stack.query(FrameworkDocument, { organizationId: '1', id });
+      expect(response.data, id).toEqual({ securityFramework: null });
+      expect(response.errors?.map((error) => [error.extensions?.code, error.extensions?.field]), id).toEqual([['BAD_USER_INPUT', 'id']]);
+      expect(stack.proxy.calls, id).toEqual([]);
     }
   });
 

@@ -4,7 +4,7 @@ import type { ProtectionDeviceFilter, ProtectionDeviceOrder, ProtectionDeviceOrd
 import { DEFAULT_PAGE_SIZES, resolveOffsetConnection, type ConnectionArgs } from '../../connections/connection.ts';
 import type { GatewayContext } from '../../context.ts';
 import { isNotFound } from '../../errors.ts';
-import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
+import { requirePositiveId } from '../common/arguments.ts';
 import { chartBuckets, webStats } from '../common/statistics.ts';
 import { normalisedSet, wireOrder } from './list-arguments.ts';
 import { trafficConnection } from './traffic.ts';
@@ -47,9 +47,9 @@ export const protectionDeviceResolvers = {
   Query: {
     protectionDevices: (_parent, args, context) => deviceConnection(args, context),
     async protectionDevice(_parent, args, { loaders }) {
-      if (!isPositiveIntegerId(args.id)) return null;
+      const id = requirePositiveId(args.id, 'id');
       try {
-        return await loaders.deviceById.load(args.id);
+        return await loaders.deviceById.load(id);
       } catch (error) {
         if (isNotFound(error)) return null;
         throw error;

@@ -50,7 +50,8 @@ export const securityFrameworkResolvers = {
     },
     async securityFramework(_parent, args, { loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
-      return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, args.id);
+      const id = requirePositiveId(args.id, 'id');
+      return findFramework((org) => loaders.frameworksByOrganization.load(org), organizationId, id);
     },
   },
   Mutation: {
