@@ -286,9 +286,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     async close() {
       gate.close();
-      // Subscriptions first: each gets its `complete`, then its socket closes (1001).
-      tail.close();
+      // Subscriptions first: their sockets close with 1012 (Service Restart), which clients retry;
+      // then the tails they followed stop polling.
       await subscriptions.close();
+      tail.close();
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
       await transport.close();
       await tracing?.shutdown().catch(() => {});

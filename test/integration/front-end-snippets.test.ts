@@ -12,8 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEMO_ADMIN_KEY, startGatewayOn, startStack, type Stack } from '../helpers/gateway.ts';
+import { parseGatewayConfig } from '../../src/gateway/config.ts';
+import { startGateway, type Gateway } from '../../src/gateway/server.ts';
+import { captureLogs, DEMO_ADMIN_KEY, startGatewayOn, startStack, type Stack } from '../helpers/gateway.ts';
 import { until } from '../helpers/subscriptions.ts';
+import { v1Request } from '../helpers/v1.ts';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -159,4 +162,39 @@ describe("the README's front-end snippets", () => {
     const data = await getQuery('query Count($first: Int) { protectionDevices(first: $first) { totalCount nodes { id deviceId } } }', { first: 1 }, url, key);
     expect(data.protectionDevices?.nodes).toHaveLength(1);
   });
+
+  it("follows the tail through a gateway restart: closed with 1012, the README's client resumes after its last id, nothing lost or doubled", async () => {
+    const { createNodeWsClient } = await example<{ createNodeWsClient(url: string, key: string): any }>('ws-node');
+    const { followTraffic } = await example<{ followTraffic(client: unknown, deviceId: string, onEntry: (entry: Entry) => void): Unsubscribe }>('follow-traffic');
+    const config = parseGatewayConfig({});
+    const start = async (port: number) => {
+      const logs = captureLogs();
+      const gateway: Gateway = await startGateway({ ...config, port, upstreamUrl: stack.proxy.url, logger: logs.logger });
+      return { gateway, logs: logs.lines };
+    };
+    const first = await start(0);
+    const port = first.gateway.port;
+    const client = createNodeWsClient(`ws://127.0.0.1:${port}/graphql`, key);
+    const ids: number[] = [];
+    const stop = followTraffic(client, '1', (entry) => ids.push(Number(entry.id)));
+    let second: Awaited<ReturnType<typeof start>> | undefined;
+    try {
+      await until(() => ids.length >= 5, 15_000, 'entries before the restart');
+      await first.gateway.close();
+      const beforeRestart = ids.length;
+      const closes = first.logs.map((line) => JSON.parse(line) as { msg: string; code?: number }).filter((line) => line.msg === 'websocket connection closed');
+      expect(closes.map((line) => line.code)).toEqual([1012]);
+      // The next instance, on the same port, a moment later (a deploy's new process).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      second = await start(port);
+      await until(() => ids.length >= beforeRestart + 20, 30_000, 'entries after the restart');
+      stop();
+      const logged = (await v1Request(stack.v1, 'GET', '/api/v1/atb/1/traffic?order=-id&limit=1000&offset=0')).json.data as { id: number }[];
+      const expected = logged.map((entry) => entry.id).filter((id) => id >= ids[0]! && id <= ids.at(-1)!).sort((a, b) => a - b);
+      expect(ids).toEqual(expected);
+    } finally {
+      await client.dispose();
+      await second?.gateway.close();
+    }
+  }, 60_000);
 });

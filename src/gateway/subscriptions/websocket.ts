@@ -19,8 +19,15 @@ import type { FormatError } from '../format-error.ts';
 import { keyFromConnectionParams } from './connection-key.ts';
 import { checkSubscription, type OperationRules, type SubscribeRequest } from './operation-check.ts';
 
-/** How long a shutdown waits for subscriptions to send their `complete` before closing sockets. */
-const COMPLETE_GRACE_MS = 2000;
+/** How long a shutdown waits for its sockets' closing handshakes before cutting them. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * What a stopping gateway closes its sockets with: 1012, Service Restart (RFC 6455's registry).
+ * graphql-ws clients retry it (its 4xxx codes, and most 1xxx ones, are fatal to them), so a
+ * client reconnects to the next instance and, subscribing again with `afterId`, misses nothing.
+ */
+export const RESTART_CLOSE = { code: 1012, reason: 'Service Restart: the gateway is restarting; reconnect and resume with afterId' } as const;
 
 /** What a subscription's context is made from: its connection's key, its own id and signal. */
 export interface SubscriptionContextInput {
@@ -48,7 +55,7 @@ export interface SubscriptionServerOptions<TContext> {
 
 export interface SubscriptionServer {
   readonly connections: number;
-  /** Ends every subscription (`complete`), then closes every socket and stops accepting. */
+  /** Stops accepting and closes every socket with RESTART_CLOSE (its subscriptions end with it). */
   close(): Promise<void>;
 }
 
@@ -76,8 +83,6 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
   });
   const connections = new Map<Context, Connection>();
   const perKey = new Map<string, number>();
-  let activeSubscriptions = 0;
-  let onIdle: (() => void) | undefined;
   new Gauge({
     name: 'graphql_ws_connections',
     help: 'Open GraphQL WebSocket connections (acknowledged)',
@@ -123,7 +128,6 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
         const abort = new AbortController();
         connection.subscriptions.set(id, abort);
         connection.subscribed += 1;
-        activeSubscriptions += 1;
         const contextValue = options.createContext({ requestId: `${connection.id}/${id}`, apiKey: connection.apiKey, signal: abort.signal, origin: options.originOf(ctx.extra.request) });
         return {
           schema: options.rules.schema,
@@ -146,16 +150,12 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
         if (!connection || !abort) return;
         connection.subscriptions.delete(id);
         abort.abort();
-        activeSubscriptions -= 1;
-        if (activeSubscriptions === 0) onIdle?.();
       },
       onClose(ctx, code) {
         const connection = connections.get(ctx);
         if (!connection) return;
         connections.delete(ctx);
         for (const abort of connection.subscriptions.values()) abort.abort();
-        activeSubscriptions -= connection.subscriptions.size;
-        if (activeSubscriptions === 0) onIdle?.();
         const held = (perKey.get(connection.keyHash) ?? 1) - 1;
         if (held > 0) perKey.set(connection.keyHash, held);
         else perKey.delete(connection.keyHash);
@@ -174,19 +174,19 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
     },
     async close() {
       accepting = false;
-      // The caller has ended the sources (the tail hub finishes its feeds): wait for graphql-ws
-      // to send each subscription's `complete`, then close the sockets (1001, going away).
-      if (activeSubscriptions > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, COMPLETE_GRACE_MS);
-          onIdle = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        // graphql-ws calls onComplete before it sends `complete`, in a continuation still queued
-        // when the last onComplete resolves the wait: let it run before the sockets close.
-        await new Promise((resolve) => setImmediate(resolve));
+      // Not `complete`: a client takes that as the end of its subscription and stops. A restart
+      // close makes graphql-ws reconnect, where the next instance (or this one restarted) serves.
+      const closing = [...wsServer.clients].map(
+        (socket) =>
+          new Promise<void>((resolve) => {
+            socket.once('close', () => resolve());
+            socket.close(RESTART_CLOSE.code, RESTART_CLOSE.reason);
+          }),
+      );
+      if (closing.length > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(closing), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+        clearTimeout(timer);
       }
       await cleanup.dispose();
     },
