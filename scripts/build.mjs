@@ -12,6 +12,7 @@
 // alone. Several starts at once in one checkout build once: the first takes a lock, the others
 // wait for it and then find the bundle current. The bundle is written to a folder of its own and
 // renamed into place, so a process that loads it never reads it half-written.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -170,6 +171,22 @@ async function buildBundle(bundle, external, inputs) {
   writeFileSync(stampOf(bundle), inputs);
 }
 
+/**
+ * What the gateway reports as its build (/version, /healthz, the banner, `build_info`): the
+ * commit (GIT_COMMIT, as a container build passes it, or the checkout's HEAD) and when it was built.
+ */
+function writeBuildInfo() {
+  let commit = process.env.GIT_COMMIT || null;
+  if (!commit) {
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+    } catch {
+      commit = null; // no git, or not a checkout (a source archive)
+    }
+  }
+  writeFileSync(join(ROOT, 'dist', 'build-info.json'), `${JSON.stringify({ commit, builtAt: new Date().toISOString() })}\n`);
+}
+
 /** Builds the targets named (every target when none is), those whose inputs changed. */
 export async function buildAll({ quiet = false, only = [] } = {}) {
   const targets = [GATEWAY, ...(await workspaceTargets())];
@@ -182,8 +199,14 @@ export async function buildAll({ quiet = false, only = [] } = {}) {
   try {
     // Another start may have built them while this one waited.
     const todo = stale();
-    if (todo.length > 0 && !quiet) process.stderr.write(`building ${todo.map((target) => target.name).join(' and ')} (sources changed since the last build)…\n`);
+    if (todo.length > 0 && !quiet) {
+      // A fresh clone's first start spends some seconds here: say so, and that it happens once.
+      const first = !existsSync(join(ROOT, GATEWAY.bundles[0].outfile));
+      const what = todo.map((target) => target.name).join(' and ');
+      process.stderr.write(first ? `first start: building ${what} into dist/ (a few seconds; later starts rebuild only what changed)…\n` : `building ${what} (sources changed since the last build)…\n`);
+    }
     for (const target of todo) await buildTarget(target);
+    if (todo.includes(GATEWAY)) writeBuildInfo();
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }

@@ -5,7 +5,9 @@
 // and its database driver are no part of a gateway in front of a configured upstream.
 import type { V1Service, V1ServiceOptions } from 'reference-service';
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
+import { existsSync } from 'node:fs';
 import { hostForUrl } from './gateway/http/origin.ts';
+import { describeBuild } from './gateway/observability/build-info.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
 import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
 
@@ -53,6 +55,11 @@ async function readSettings(): Promise<Settings> {
 /** The embedded default: the reference service on a free loopback port, demo data in a file database. */
 async function startEmbedded({ service, options: v1Options }: NonNullable<Settings['reference']>): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
   let embedded: V1Service;
+  const database = v1Options.database ?? './data/v1.sqlite';
+  // The first start seeds the demo database, a few seconds of silence otherwise.
+  if ((v1Options.seed ?? 'demo') === 'demo' && (database === ':memory:' || !existsSync(database))) {
+    process.stderr.write(`seeding the demo data into ${database === ':memory:' ? 'an in-memory database' : database} (a few seconds, once)…\n`);
+  }
   try {
     // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so
     // that a newcomer who subscribes to a device's traffic sees entries arrive.
@@ -85,13 +92,15 @@ function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedd
     if (embedded.demoKey) {
       lines.push(`Demo key (admin, all organizations): ${embedded.demoKey}  (send it as X-Service-Token)`);
       if (config.landingPage) {
-        const explorer = config.landingPageKind === 'graphiql' ? 'GraphiQL' : 'Apollo Sandbox';
+        const explorer = config.landingPageKind === 'sandbox' ? 'Apollo Sandbox (it needs the internet)' : 'GraphiQL (it works offline)';
         lines.push(`Open ${url} in a browser: ${explorer} starts with the demo key in its headers.`);
+        if (config.landingPageKind === 'default') lines.push(`Apollo Sandbox, when online: ${url}?explorer=sandbox (a link on the page)`);
       }
     }
   } else {
     lines.push(`Upstream v1 service: ${new URL(upstreamUrl).origin}`);
   }
+  lines.push(`Gateway ${describeBuild()}`);
   return `${lines.join('\n')}\n`;
 }
 

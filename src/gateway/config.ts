@@ -33,8 +33,11 @@ export interface GatewayConfig {
   corsOrigins: string[];
   introspection: boolean;
   landingPage: boolean;
-  /** LANDING_PAGE=graphiql: GraphiQL served by the gateway (no CDN) instead of Apollo Sandbox. */
-  landingPageKind: 'sandbox' | 'graphiql';
+  /**
+   * LANDING_PAGE: `default` (true): GraphiQL served by the gateway, works offline, with Apollo
+   * Sandbox one click away; `sandbox`: Apollo Sandbox (from its CDN); `graphiql`: GraphiQL alone.
+   */
+  landingPageKind: 'default' | 'sandbox' | 'graphiql';
   /** "Did you mean …?" in error messages: they spell out the schema to whoever probes it. */
   fieldSuggestions: boolean;
   /** `extensions.stacktrace` in error responses (debugging only; off by default everywhere). */
@@ -251,12 +254,12 @@ function tailSettings(env: Env): TailSettings {
   };
 }
 
-/** LANDING_PAGE: true/false (Apollo Sandbox on or off), `sandbox`, or `graphiql` (works offline). */
+/** LANDING_PAGE: true/false (the offline explorer with a link to Sandbox, or none), `sandbox`, or `graphiql`. */
 function landingPageSetting(env: Env, production: boolean): Pick<GatewayConfig, 'landingPage' | 'landingPageKind'> {
   const raw = read(env, 'LANDING_PAGE')?.toLowerCase();
   if (raw === 'graphiql' || raw === 'sandbox') return { landingPage: true, landingPageKind: raw };
   try {
-    return { landingPage: booleanSetting(env, 'LANDING_PAGE', !production), landingPageKind: 'sandbox' };
+    return { landingPage: booleanSetting(env, 'LANDING_PAGE', !production), landingPageKind: 'default' };
   } catch {
     throw new ConfigError(`LANDING_PAGE: expected true, false, sandbox or graphiql, got "${raw}"`);
   }

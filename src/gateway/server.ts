@@ -35,7 +35,7 @@ import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { EXPORTS_PATH, exportLinksFor, exportRoute, type ExportLink } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
-import { GRAPHIQL_ASSETS_PATH, graphiqlAssets, sendAsset } from './landing/graphiql.ts';
+import { landingRoutes } from './landing/routes.ts';
 import { readiness } from './http/readiness.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
@@ -177,8 +177,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     registry: metrics.registry,
   });
 
-  // GraphiQL's files, when it is the landing page.
-  const graphiql = options.landingPage && options.landingPageKind === 'graphiql' ? graphiqlAssets() : undefined;
+  // GET / and the explorers' pages and files, when the landing page is on.
+  const landing = landingRoutes(options);
   const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.redis);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
@@ -244,7 +244,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }, fail);
     }
     if (path === '/readyz') return void readiness(transport, res, shared.redisState).catch(fail);
-    if (graphiql && path.startsWith(GRAPHIQL_ASSETS_PATH)) return sendAsset(graphiql, path.slice(GRAPHIQL_ASSETS_PATH.length), req, res);
+    if (landing(req, res, path)) return;
     if (path.startsWith(EXPORTS_PATH)) {
       return corsHandler(req, res, (error?: unknown) => {
         if (error) return fail(error);

@@ -156,7 +156,11 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
     expect(lines[0]).toMatch(/^GraphQL gateway ready at http:\/\/localhost:\d+\/graphql$/);
     expect(lines[1]).toMatch(/^Embedded v1 reference service at http:\/\/127\.0\.0\.1:\d+ \(database \.\/data\/v1\.sqlite\)$/);
     expect(lines[2]).toBe('Demo key (admin, all organizations): demo-admin-key  (send it as X-Service-Token)');
-    expect(first.output.stderr).toBe('');
+    expect(lines[3]).toMatch(/^Open http:\/\/localhost:\d+\/graphql in a browser: GraphiQL \(it works offline\) starts with the demo key in its headers\.$/);
+    expect(lines[4]).toMatch(/^Apollo Sandbox, when online: http:\/\/localhost:\d+\/graphql\?explorer=sandbox/);
+    expect(lines.at(-1)).toMatch(/^Gateway version \d+\.\d+\.\d+ \((commit [0-9a-f]+|from sources), /);
+    // The first start says why it is silent for a few seconds: it seeds the demo database.
+    expect(first.output.stderr).toBe('seeding the demo data into ./data/v1.sqlite (a few seconds, once)…\n');
     expect(v1Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
@@ -164,13 +168,20 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
     expect(existsSync(join(cwd, 'data', 'v1.sqlite'))).toBe(true);
   });
 
-  it('serves the Sandbox landing page with the demo key in its shared headers', async () => {
+  it('leads GET / to the offline explorer, with the demo key in its headers and a link to Sandbox, which has the key too', async () => {
+    const root = await fetch(new URL('/', gatewayUrl), { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/graphql');
     const page = await fetch(gatewayUrl, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
-    expect(html).toContain('https://embeddable-sandbox.cdn.apollographql.com');
-    expect(html).toContain('"sharedHeaders":{"X-Service-Token":"demo-admin-key"}');
+    expect(html).not.toContain('https://');
+    expect(html).toContain('"headers":{"X-Service-Token":"demo-admin-key"}');
+    expect(html).toContain('"sandbox":"/graphql?explorer=sandbox"');
+    const sandbox = await (await fetch(`${gatewayUrl}?explorer=sandbox`, { headers: { accept: 'text/html' } })).text();
+    expect(sandbox).toContain('https://embeddable-sandbox.cdn.apollographql.com');
+    expect(sandbox).toContain('"sharedHeaders":{"X-Service-Token":"demo-admin-key"}');
   });
 
   it('answers the first query with the demo key, as the embedded service holds it', async () => {
@@ -237,19 +248,21 @@ describe('npm start with no UPSTREAM_URL: the embedded default', () => {
     expect(following.ids[1]).toBeGreaterThan(following.ids[0]!);
   });
 
-  it('stops on SIGTERM with exit code 0: an open subscription gets its complete, then its socket closes', async () => {
+  it('stops on SIGTERM with exit code 0: an open subscription\'s socket closes with 1012 (Service Restart), which clients retry', async () => {
     first.child.kill('SIGTERM');
     expect(await within(first.exited, 15_000, 'exit after SIGTERM')).toEqual({ code: 0, signal: null });
     await following?.ended;
-    expect(following?.completed).toBe(true);
-    expect((await tail!.closed).code).toBe(1001);
+    expect(following?.completed).toBe(false);
+    const closed = await tail!.closed;
+    expect(closed.code).toBe(1012);
+    expect(closed.reason).toContain('restarting');
   });
 
   it('restarts on the same ./data: keeps the data, prints the demo key again, stops on SIGINT', async () => {
     const second = start(seedSizes, cwd);
     const { url } = await started(second);
     expect(second.output.stdout).toContain('Demo key (admin, all organizations): demo-admin-key');
-    const page = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+    const page = await (await fetch(`${url}?explorer=sandbox`, { headers: { accept: 'text/html' } })).text();
     expect(page).toContain('"sharedHeaders":{"X-Service-Token":"demo-admin-key"}');
 
     const read = await postGraphQL<{ securityFramework: { title: string; controls: { controlId: string }[] } | null }>(
@@ -293,6 +306,7 @@ describe('npm start with UPSTREAM_URL: only the gateway', () => {
       expect(run.output.stdout.trim().split('\n')).toEqual([
         expect.stringMatching(/^GraphQL gateway ready at http:\/\/localhost:\d+\/graphql$/),
         `Upstream v1 service: ${upstream.url}`,
+        expect.stringMatching(/^Gateway version /),
       ]);
       expect(existsSync(join(cwd, 'data'))).toBe(false);
       expect((await fetch(new URL('/readyz', url))).status).toBe(200);

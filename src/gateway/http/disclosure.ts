@@ -4,40 +4,33 @@
 // Apollo Server options.
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { FIRST_QUERY } from '../landing/first-query.ts';
 import { graphiqlLandingPagePlugin } from '../landing/graphiql.ts';
+import { sandboxLandingPagePlugin } from '../landing/sandbox.ts';
 
 export interface DisclosureSettings {
   production: boolean;
   introspection: boolean;
   landingPage: boolean;
-  /** Which explorer the landing page is: Apollo Sandbox (from Apollo's CDN) or GraphiQL (served by the gateway). */
-  landingPageKind: 'sandbox' | 'graphiql';
+  /** Which explorer the landing page is: GraphiQL served by the gateway, with a link to Sandbox or alone, or Apollo Sandbox (from Apollo's CDN). */
+  landingPageKind: 'default' | 'sandbox' | 'graphiql';
   fieldSuggestions: boolean;
   stackTraces: boolean;
   /** Embedded demo only: the key Sandbox's shared headers start with. */
   demoKey?: string | undefined;
 }
 
-const FIRST_QUERY = `query FirstLook {
-  protectionDevices(first: 5) {
-    totalCount
-    nodes { id deviceId type endpoint services organization { name } }
-  }
-}
-`;
-
 /**
- * The landing page is embedded Sandbox in every mode where it is on. Apollo's production landing
- * page embeds something usable (Explorer) only with a graph ref of Apollo GraphOS, which this
- * gateway does not have; without one it is a splash page. So LANDING_PAGE=true in production
- * gets the same Sandbox as development.
+ * The landing page, where it is on. The default is GraphiQL served by the gateway, which works
+ * offline, with a link to Apollo Sandbox (from Apollo's CDN) for when the browser is online.
+ * Sandbox as the page itself is embedded Sandbox in every mode: Apollo's production landing page
+ * embeds something usable (Explorer) only with a graph ref of Apollo GraphOS, which this gateway
+ * does not have; without one it is a splash page.
  */
 function landingPagePlugin<TContext extends BaseContext>(settings: DisclosureSettings): ApolloServerPlugin<TContext> {
   if (!settings.landingPage) return ApolloServerPluginLandingPageDisabled();
-  if (settings.landingPageKind === 'graphiql') return graphiqlLandingPagePlugin<TContext>({ path: '/graphql', demoKey: settings.demoKey, query: FIRST_QUERY });
-  const embed = settings.demoKey ? { initialState: { sharedHeaders: { 'X-Service-Token': settings.demoKey } } } : true;
-  return ApolloServerPluginLandingPageLocalDefault({ footer: false, embed, document: FIRST_QUERY });
+  if (settings.landingPageKind === 'sandbox') return sandboxLandingPagePlugin<TContext>(settings.demoKey);
+  return graphiqlLandingPagePlugin<TContext>({ path: '/graphql', demoKey: settings.demoKey, query: FIRST_QUERY, sandboxLink: settings.landingPageKind === 'default' });
 }
 
 /** The Apollo Server options these settings decide; spread into `new ApolloServer(...)`. */

@@ -1,6 +1,7 @@
-// LANDING_PAGE=graphiql: GraphiQL served by the gateway itself, from the npm packages it ships
+// The default landing page, and LANDING_PAGE=graphiql: GraphiQL served by the gateway itself, from the npm packages it ships
 // with (graphiql's, React's and ReactDOM's prebuilt browser files), so the explorer works where no
-// CDN can be reached (an air-gapped site). Apollo Sandbox, the default, loads from Apollo's CDN.
+// CDN can be reached (an air-gapped site, a laptop offline). As the default page it links to Apollo
+// Sandbox (from Apollo's CDN), which works when the browser is online.
 // The page is Apollo's landing page (what a browser gets on GET /graphql); its files are served
 // under /graphiql/ by server.ts, read once at start.
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { dirname, join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { projectPath } from '../project-path.ts';
+import { SANDBOX_SEARCH } from './sandbox.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -55,15 +57,20 @@ function escapeJsonForHtml(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-export function graphiqlLandingPagePlugin<TContext extends BaseContext>(options: { path: string; demoKey?: string | undefined; query: string }): ApolloServerPlugin<TContext> {
-  const config = { path: options.path, query: options.query, ...(options.demoKey ? { headers: { 'X-Service-Token': options.demoKey } } : {}) };
+export function graphiqlLandingPagePlugin<TContext extends BaseContext>(options: { path: string; demoKey?: string | undefined; query: string; sandboxLink?: boolean }): ApolloServerPlugin<TContext> {
+  const config = {
+    path: options.path,
+    query: options.query,
+    ...(options.demoKey ? { headers: { 'X-Service-Token': options.demoKey } } : {}),
+    ...(options.sandboxLink ? { sandbox: `${options.path}?${SANDBOX_SEARCH}` } : {}),
+  };
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>GraphiQL: security GraphQL gateway</title>
+<title>Security GraphQL gateway: GraphiQL</title>
 <link rel="stylesheet" href="${GRAPHIQL_ASSETS_PATH}graphiql.min.css">
 <link rel="stylesheet" href="${GRAPHIQL_ASSETS_PATH}page.css">
 </head>

@@ -156,11 +156,13 @@ describe('NODE_ENV=production', () => {
 });
 
 describe('each setting turns one back on in production', () => {
-  it('LANDING_PAGE=true serves Sandbox, and nothing else comes back', async () => {
+  it('LANDING_PAGE=true serves the offline explorer with its link to Sandbox, and nothing else comes back', async () => {
     const response = await landingPage(withSetting.LANDING_PAGE);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
-    expect(await response.text()).toContain('https://embeddable-sandbox.cdn.apollographql.com');
+    expect(await response.text()).toContain('"sandbox":"/graphql?explorer=sandbox"');
+    const sandbox = await fetch(`${withSetting.LANDING_PAGE.url}?explorer=sandbox`, { headers: { accept: 'text/html' } });
+    expect(await sandbox.text()).toContain('https://embeddable-sandbox.cdn.apollographql.com');
 
     const introspection = await send(withSetting.LANDING_PAGE, INTROSPECTION_QUERIES[0]!);
     expect(introspection.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');

@@ -47,7 +47,8 @@ describe('gateway settings', () => {
       stackTraces: false,
     });
     expect(parseGatewayConfig({ NODE_ENV: 'production', INTROSPECTION: 'true' })).toMatchObject({ introspection: true, landingPage: false });
-    expect(parseGatewayConfig({ NODE_ENV: 'production', LANDING_PAGE: 'on' })).toMatchObject({ landingPage: true, landingPageKind: 'sandbox', introspection: false });
+    expect(parseGatewayConfig({ NODE_ENV: 'production', LANDING_PAGE: 'on' })).toMatchObject({ landingPage: true, landingPageKind: 'default', introspection: false });
+    expect(parseGatewayConfig({})).toMatchObject({ landingPage: true, landingPageKind: 'default' });
     expect(parseGatewayConfig({ LANDING_PAGE: 'graphiql' })).toMatchObject({ landingPage: true, landingPageKind: 'graphiql' });
     expect(parseGatewayConfig({ LANDING_PAGE: 'Sandbox' })).toMatchObject({ landingPage: true, landingPageKind: 'sandbox' });
     expect(() => parseGatewayConfig({ LANDING_PAGE: 'playground' })).toThrow('LANDING_PAGE: expected true, false, sandbox or graphiql, got "playground"');
