@@ -5,7 +5,8 @@
 // and its database driver are no part of a gateway in front of a configured upstream.
 import type { V1Service, V1ServiceOptions } from 'reference-service';
 import { ConfigError, parseGatewayConfig, type GatewayConfig } from './gateway/config.ts';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { hostForUrl } from './gateway/http/origin.ts';
 import { describeBuild } from './gateway/observability/build-info.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
@@ -56,9 +57,12 @@ async function readSettings(): Promise<Settings> {
 async function startEmbedded({ service, options: v1Options }: NonNullable<Settings['reference']>): Promise<{ embedded: V1Service; demoKey: string | undefined }> {
   let embedded: V1Service;
   const database = v1Options.database ?? './data/v1.sqlite';
-  // The first start seeds the demo database, a few seconds of silence otherwise.
-  if ((v1Options.seed ?? 'demo') === 'demo' && (database === ':memory:' || !existsSync(database))) {
-    process.stderr.write(`seeding the demo data into ${database === ':memory:' ? 'an in-memory database' : database} (a few seconds, once)…\n`);
+  // The first start seeds the demo database, a few seconds of silence otherwise. (A database
+  // whose folder is a file is refused in one line below, with nothing said before it.)
+  const folder = dirname(database);
+  if ((v1Options.seed ?? 'demo') === 'demo' && (!existsSync(folder) || statSync(folder).isDirectory())) {
+    if (database === ':memory:') process.stderr.write('seeding the demo data into an in-memory database (a few seconds)…\n');
+    else if (!existsSync(database)) process.stderr.write(`seeding the demo data into ${database} (a few seconds, once)…\n`);
   }
   try {
     // Its traffic simulator runs gently (V1_SIMULATE_TRAFFIC, 2 entries a second unless set), so

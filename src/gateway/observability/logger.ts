@@ -2,7 +2,7 @@
 // built from chosen fields only, and redaction covers where a key could still ride in (request
 // headers, options or contexts logged whole by mistake).
 import type { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { pino, stdTimeFunctions, type Logger } from 'pino';
 
 // Names under which a key travels (as a header, an option, a context field), at any of the
 // first four levels of a logged object: `{ req: { headers: { authorization } } }` is covered.
@@ -26,6 +26,9 @@ export function createLogger({ level = 'info', stream }: LoggerOptions = {}): Lo
     level,
     base: { service: 'gateway' },
     redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+    // What log shippers and people read without a table: `"level":"warn"`, `"time":"2026-…Z"`.
+    formatters: { level: (label: string) => ({ level: label }) },
+    timestamp: stdTimeFunctions.isoTime,
   };
   return stream ? pino(options, stream) : pino(options);
 }

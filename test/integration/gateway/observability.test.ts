@@ -38,7 +38,7 @@ describe('observability', () => {
   it('logs one line per request with its id, operation, outcome, duration and upstream calls', () => {
     const line = lineOf('obs-token');
     expect(line).toMatchObject({
-      level: 30,
+      level: 'info',
       service: 'gateway',
       operation: 'Frameworks',
       operationType: 'query',
@@ -48,6 +48,8 @@ describe('observability', () => {
       upstreamCalls: 1,
       upstream: [{ route: FRAMEWORKS_ROUTE, status: 200, outcome: 'ok', attempt: 1 }],
     });
+    // A level name and an ISO time, as log shippers read them.
+    expect(line?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(line!.durationMs).toBeGreaterThan(0);
     expect(line!.upstream[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(line!.durationMs).toBeGreaterThanOrEqual(line!.upstream[0].durationMs);
