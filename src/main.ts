@@ -168,12 +168,16 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    const stoppingAt = performance.now();
     gateway.logger.info({ signal }, 'stopping: finishing requests in flight');
     try {
       // Stops accepting at once, lets the requests in flight finish (Apollo's drain plugin cuts
       // them after its grace period), then the upstream they needed.
       await gateway.close();
       await embedded?.close();
+      // The last line: an operator (or an orchestrator's log) sees the stop completed, not cut.
+      gateway.logger.info({ signal, durationMs: Math.round(performance.now() - stoppingAt) }, 'stopped');
+      await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
       process.exit(0);
     } catch (error) {
       gateway.logger.error({ err: error }, 'unclean stop');

@@ -351,6 +351,10 @@ describe('npm start with UPSTREAM_URL: only the gateway', () => {
     expect(await within(run.exited, 15_000, 'exit after SIGTERM')).toEqual({ code: 0, signal: null });
     // Logged just before the exit: pino flushes what is pending as the process exits.
     expect(run.output.stdout).toContain('"msg":"stopping: finishing requests in flight"');
+    // The last line says the stop completed, with a level name and an ISO time.
+    const last = JSON.parse(run.output.stdout.trim().split('\n').at(-1)!) as { level: string; time: string; msg: string; signal: string };
+    expect(last).toMatchObject({ level: 'info', msg: 'stopped', signal: 'SIGTERM' });
+    expect(last.time).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
   });
 });
 
