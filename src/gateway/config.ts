@@ -74,6 +74,10 @@ export interface GatewayConfig {
   workers: number;
   /** MCP=1: operations as Model Context Protocol tools at /mcp (MCP_OPERATIONS, MCP_ALLOW_MUTATIONS); undefined: off. */
   mcp: McpSettings | undefined;
+  /** METRICS_PORT: /metrics on a port of its own (and not on PORT); unset: on PORT. */
+  metricsPort?: number | undefined;
+  /** METRICS_TOKEN: /metrics asks `Authorization: Bearer <token>`; unset: open. */
+  metricsToken?: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -181,6 +185,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     tracing: tracingSetting(env),
     ...replicaSettings(env),
     mcp: mcpSetting(env),
+    ...metricsSettings(env),
   };
 }
 
@@ -194,6 +199,15 @@ function mcpSetting(env: Env): McpSettings | undefined {
     return undefined;
   }
   return { operations, allowMutations };
+}
+
+function metricsSettings(env: Env): Pick<GatewayConfig, 'metricsPort' | 'metricsToken'> {
+  const port = read(env, 'METRICS_PORT') === undefined ? undefined : integerSetting(env, 'METRICS_PORT', 0, 0, 65535);
+  if (port !== undefined && port !== 0 && port === integerSetting(env, 'PORT', 4000, 0, 65535)) throw new ConfigError(`METRICS_PORT: ${port} is PORT; give /metrics a port of its own`);
+  const token = read(env, 'METRICS_TOKEN');
+  // Never echoed: it is a secret.
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN: expected at least 16 characters without spaces');
+  return { metricsPort: port, metricsToken: token };
 }
 
 function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {

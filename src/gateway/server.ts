@@ -36,7 +36,7 @@ import { startSubscriptionServer } from './subscriptions/websocket.ts';
 import { EXPORTS_PATH, exportLinksFor, exportRoute, type ExportLink } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
-import { readiness } from './http/readiness.ts';
+import { operatorEndpoints } from './http/operator-endpoints.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
@@ -59,6 +59,8 @@ export interface Gateway {
   url: string;
   port: number;
   httpServer: Server;
+  /** With METRICS_PORT: the port /metrics listens on. */
+  metricsPort?: number | undefined;
   logger: Logger;
   /** Settles once the start's one look at the upstream is over (its call made, its word logged). */
   upstreamChecked: Promise<void>;
@@ -185,6 +187,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
   const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
+  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
@@ -236,14 +239,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();
     };
-    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/metrics') {
-      return void metrics.render().then((text) => {
-        res.writeHead(200, { 'content-type': metrics.contentType });
-        res.end(text);
-      }, fail);
-    }
-    if (path === '/readyz') return void readiness(transport, res, shared.redisState).catch(fail);
+    if (operator.handle(req, res, path)) return;
     if (landing(req, res, path)) return;
     if (path.startsWith(EXPORTS_PATH)) {
       return corsHandler(req, res, (error?: unknown) => {
@@ -283,6 +279,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     upstreamChecked,
     port,
     httpServer,
+    metricsPort: operator.metricsPort,
     logger,
     async close() {
       gate.close();
@@ -294,6 +291,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await transport.close();
       await tracing?.shutdown().catch(() => {});
       await shared.close();
+      await operator.close();
     },
   };
 }

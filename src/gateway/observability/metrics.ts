@@ -3,6 +3,7 @@
 // feature defines its own metrics, in its folder, on this registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallRecord } from '../upstream/call-types.ts';
+import { buildInfo } from './build-info.ts';
 
 /** `upstream_circuit_state` values. */
 export const CircuitState = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -16,6 +17,7 @@ const OUTCOME = /^(ok|[A-Z][A-Z_]{0,63})$/;
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly operations: Counter<'operation' | 'outcome'>;
+  readonly operationDuration: Histogram<'operation' | 'outcome'>;
   readonly upstreamDuration: Histogram<'route' | 'status'>;
   readonly upstreamRetries: Counter<'route'>;
   readonly circuitState: Gauge<'upstream'>;
@@ -29,6 +31,22 @@ export class GatewayMetrics {
       labelNames: ['operation', 'outcome'],
       registers,
     });
+    // Outcome here is ok or error (the counter above has each code): a histogram's series are
+    // its buckets times its label values, and 500 names times every code would be too many.
+    this.operationDuration = new Histogram({
+      name: 'graphql_operation_duration_seconds',
+      help: 'Duration of GraphQL operations, from the request read to the answer made, by operation name and outcome (ok or error)',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    const build = buildInfo();
+    new Gauge({
+      name: 'build_info',
+      help: 'The running build: always 1, its labels say which (version, commit, node)',
+      labelNames: ['version', 'commit', 'node'],
+      registers,
+    }).set({ version: build.version, commit: build.commit ?? 'unknown', node: build.node }, 1);
     this.upstreamDuration = new Histogram({
       name: 'upstream_request_duration_seconds',
       help: 'Duration of calls to the v1 upstream, by route template and response status (or how it failed without one)',
@@ -51,9 +69,11 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** One answered GraphQL operation. */
-  countOperation(operationName: string | null | undefined, outcome: string): void {
-    this.operations.inc({ operation: this.#operationLabel(operationName), outcome: OUTCOME.test(outcome) ? outcome : 'OTHER' });
+  /** One answered GraphQL operation; its duration when it was timed (refusals before one are not). */
+  countOperation(operationName: string | null | undefined, outcome: string, durationMs?: number): void {
+    const operation = this.#operationLabel(operationName);
+    this.operations.inc({ operation, outcome: OUTCOME.test(outcome) ? outcome : 'OTHER' });
+    if (durationMs !== undefined) this.operationDuration.observe({ operation, outcome: outcome === 'ok' ? 'ok' : 'error' }, durationMs / 1000);
   }
 
   /** One upstream call, as V1Client's `onCall` reports it. */

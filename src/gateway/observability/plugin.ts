@@ -62,7 +62,8 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
           const codes = errorCodes(responseErrors(response));
           const observation = context.observation;
           const outcome = codes[0]?.split(':')[0] ?? 'ok';
-          metrics.countOperation(name, outcome);
+          const durationMs = performance.now() - startedAt;
+          metrics.countOperation(name, outcome, durationMs);
           // The request's span (tracing on) learns what its log line says, from the same figures.
           if (context.trace) {
             const estimated = estimateOf?.(context);
@@ -82,7 +83,7 @@ export function observabilityPlugin<TContext extends ObservedContext>({ logger, 
             outcome: codes.length === 0 ? 'ok' : 'error',
             errors: codes,
             status: response.http.status ?? 200,
-            durationMs: round(performance.now() - startedAt),
+            durationMs: round(durationMs),
             upstreamCalls: observation?.callCount ?? 0,
             upstream: (observation?.calls ?? []).map((call) => ({
               route: call.route,

@@ -98,7 +98,13 @@ describe('operator endpoints and paths', () => {
       const response = await fetch(`${origin(gateway)}/healthz`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect(await response.json()).toEqual({ status: 'ok' });
+      // And which build: what an operator checks first after a deploy.
+      const body = (await response.json()) as { status: string; version: string; commit: string | null };
+      expect(Object.keys(body).sort()).toEqual(['commit', 'status', 'version']);
+      expect(body.status).toBe('ok');
+      expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
+      // The commit the bundle was built from; null when no build recorded one.
+      expect(body.commit === null || /^[0-9a-f]{7,40}$/.test(body.commit)).toBe(true);
     }
   });
 
@@ -153,8 +159,14 @@ describe('operator endpoints and paths', () => {
     expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual(Array.from({ length: 64 }, () => 200));
   });
 
+  it('leads GET / to the explorer on /graphql (the landing page is on)', async () => {
+    const response = await fetch(`${origin(stack.gateway)}/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/graphql');
+  });
+
   it('answers an unknown path 404 in JSON', async () => {
-    for (const path of ['/', '/graphq', '/graphql/extra', '/api/v1/atb']) {
+    for (const path of ['/graphq', '/graphql/extra', '/api/v1/atb']) {
       const response = await fetch(`${origin(stack.gateway)}${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
