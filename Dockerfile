@@ -18,13 +18,15 @@ ARG GIT_COMMIT
 RUN GIT_COMMIT=${GIT_COMMIT} node scripts/build.mjs && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20.19-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
+# The allocator settings: glibc's arenas and mmap threshold tuned for node (docs/deployment.md).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/schema ./schema
 COPY --from=build /app/src/gateway/landing/graphiql-start.js /app/src/gateway/landing/graphiql-page.css ./src/gateway/landing/
+COPY --from=build /app/src/gateway/mcp/default-operations.graphql ./src/gateway/mcp/
 COPY --from=build /app/reference-service/package.json ./reference-service/
 COPY --from=build /app/reference-service/dist ./reference-service/dist
 COPY --from=build /app/reference-service/src/storage/migrations ./reference-service/src/storage/migrations

@@ -119,7 +119,7 @@ describe("the Dockerfile's runtime stage, run from a clean folder with productio
   });
 
   it('is written as a container wants it: production mode, all interfaces, not root, exec-form CMD and health check', () => {
-    expect(stage.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0' });
+    expect(stage.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0', MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
     expect(stage.user).toBe('node');
     expect(stage.cmd).toEqual(['node', 'dist/main.js']);
     expect(stage.healthcheck[0]).toBe('node');
