@@ -98,8 +98,8 @@ export function upstreamError(outcome: UpstreamOutcome, method: string, fields?:
         const more = code === ErrorCode.BAD_USER_INPUT && messages.length > 1 ? ` (and ${messages.length - 1} more in extensions.problems)` : '';
         message = `${lead}: ${inGraphQLWords(first.message, first.field, field)}${more}`;
       }
-      // Every problem of a refused input, each in the client's words, the first included.
-      const problems = code === ErrorCode.BAD_USER_INPUT && messages.length > 0 ? messages.map((problem) => inClientWords(problem, fields)) : undefined;
+      // When v1 found several problems with an input, each in the client's words, the first included.
+      const problems = code === ErrorCode.BAD_USER_INPUT && messages.length > 1 ? messages.map((problem) => inClientWords(problem, fields)) : undefined;
       const retryAfter = code === ErrorCode.RATE_LIMITED ? parseRetryAfter(outcome.retryAfter) : undefined;
       return new UpstreamError(message, {
         code,
