@@ -13,6 +13,7 @@ import {
   CreateFrameworkDocument,
   FrameworkDocument,
   FrameworkIdsDocument,
+  TrafficWindowIdsDocument,
   UpdateWebProtectionRecordDocument,
 } from '../../generated/operations.ts';
 
@@ -142,6 +143,8 @@ describe('a bad value through variables is BAD_USER_INPUT before any upstream ca
     ['Float true', framework({ weight: true })],
     ['String 5', framework({}, 5)],
     ['String! null', framework({ frequency: null })],
+    ['DateTime "yesterday"', [TrafficWindowIdsDocument, { deviceId: '1', filter: { from: 'yesterday' } }]],
+    ['DateTime "2026-11-20 25:00"', [TrafficWindowIdsDocument, { deviceId: '1', filter: { to: '2026-11-20T25:00:00Z' } }]],
   ];
   for (const [label, [document, variables]] of cases) {
     it(label, async () => {
@@ -171,6 +174,7 @@ describe('a bad value inline in the document is a validation error before any up
     ['Int "ten"', '{ securityFrameworks(organizationId: "1", first: "ten") { totalCount } }'],
     ['Int 1.5', '{ securityFrameworks(organizationId: "1", first: 1.5) { totalCount } }'],
     ['Float "heavy"', framework('description: "d"').replace('weight: 1', 'weight: "heavy"')],
+    ['DateTime "yesterday"', '{ trafficLog(deviceId: "1", filter: { from: "yesterday" }) { totalCount } }'],
   ];
   for (const [label, query] of cases) {
     it(label, async () => {
@@ -197,7 +201,7 @@ describe('the cases above', () => {
       for (const field of Object.values(root!.getFields())) field.args.forEach(visit);
     }
     // A scalar added to an input (a DateTime filter, say) needs its cases in both lists above.
-    expect([...sent].sort()).toEqual(['EmailAddress', 'IPv4', 'JSONObject']);
+    expect([...sent].sort()).toEqual(['DateTime', 'EmailAddress', 'IPv4', 'JSONObject']);
   });
 });
 
