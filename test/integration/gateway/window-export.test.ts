@@ -72,7 +72,7 @@ beforeAll(async () => {
       ...(odd ? { log_message: `GET /search?q="a,b"\r\nnext line — ünïcode "quoted"`, extra: { ...entry.extra, note: 'say "hi", then\nleave' } } : {}),
     });
   }
-});
+}, 300_000);
 afterAll(async () => {
   await stack?.close();
 });
