@@ -152,7 +152,7 @@ describe('against an upstream with only the seed’s operations', () => {
   it('says so once at start, and the two fields are NOT_SUPPORTED beside the rest of the data, without calls', async () => {
     const gateway = await gatewayFor(false);
     expect(notice(gateway)).toHaveLength(1);
-    expect(JSON.parse(notice(gateway)[0]!).level).toBe(40);
+    expect(JSON.parse(notice(gateway)[0]!).level).toBe('warn');
     proxy.calls.length = 0;
     for (let i = 0; i < 2; i++) {
       const response = await gateway.query(WebProtectionReadsBesideDevicesDocument, { id: '1' }, TEST_KEYS.admin);
