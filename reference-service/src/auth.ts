@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Database } from './storage/database.ts';
-import { findKeyByHash, hashApiKey } from './storage/keys.ts';
+import { hashApiKey } from './storage/keys.ts';
+import type { V1Store } from './storage/store.ts';
 import { forbidden, unauthenticated } from './http/errors.ts';
 
 export const TOKEN_HEADER = 'x-service-token';
@@ -21,12 +21,12 @@ export interface Principal {
  * found by that very hash); it stays because the contract's *Authentication* says, literally, that
  * the service "compares in constant time".
  */
-export function authenticate(db: Database, req: IncomingMessage): Principal {
+export async function authenticate(store: V1Store, req: IncomingMessage): Promise<Principal> {
   const header = req.headers[TOKEN_HEADER];
   const token = Array.isArray(header) ? header[0] : header;
   if (token === undefined || token.trim() === '') throw unauthenticated('The X-Service-Token header is required.');
   const presented = hashApiKey(token);
-  const stored = findKeyByHash(db, presented);
+  const stored = await store.findKeyByHash(presented);
   if (!stored || !timingSafeEqual(stored.keyHash, presented)) {
     throw unauthenticated('The X-Service-Token is not a valid key.');
   }

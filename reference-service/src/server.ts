@@ -11,11 +11,11 @@ import { INTERNAL_MESSAGE, V1Error } from './http/errors.ts';
 import { Router } from './http/router.ts';
 import type { V1Context } from './http/router.ts';
 import { v1Routes } from './routes/index.ts';
-import { openDatabase } from './storage/database.ts';
 import type { Database } from './storage/database.ts';
-import { replaceConfiguredKeys } from './storage/keys.ts';
 import type { ApiKey } from './storage/keys.ts';
-import { seedDemo } from './seed/index.ts';
+import { openStore } from './storage/open-store.ts';
+import { SqliteStore } from './storage/sqlite-store.ts';
+import type { V1Store } from './storage/store.ts';
 import { startTrafficSimulator } from './simulator.ts';
 import type { TrafficSimulator } from './simulator.ts';
 
@@ -24,6 +24,9 @@ export type { V1ServiceOptions } from './config.ts';
 export interface V1Service {
   url: string;
   port: number;
+  /** Where the service keeps its records (SQLite or PostgreSQL). */
+  store: V1Store;
+  /** The SQLite database, for tests that set up data behind the service's back; a PostgreSQL service has none (reading it throws). */
   db: Database;
   /** The keys demo seeding created in this start (empty when nothing was seeded). */
   demoKeys: ApiKey[];
@@ -34,7 +37,7 @@ export interface V1Service {
 export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1Service> {
   const log = options.logger ?? ((line: string) => console.error(line));
   const configuredKeys = parseApiKeys(options.apiKeys);
-  const db = openDatabase(options.database ?? './data/v1.sqlite');
+  const store = await openStore(options.database ?? './data/v1.sqlite', { log });
   let simulator: TrafficSimulator | undefined;
   let server: Server | undefined;
   try {
@@ -42,13 +45,15 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
     if ((options.seed ?? 'demo') === 'demo') {
       // Fills an empty database; on an already-seeded one it writes nothing and reports the demo
       // keys still stored there, so a restart prints them too.
-      demoKeys = seedDemo(db, options.seedSizes ?? {});
+      const seeding = await store.seedDemo(options.seedSizes ?? {});
+      demoKeys = seeding.keys;
+      if (seeding.seeded) log('v1: seeded the demo data');
     }
-    replaceConfiguredKeys(db, configuredKeys);
+    await store.replaceConfiguredKeys(configuredKeys);
 
     const router = new Router(v1Routes);
     server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
-      void handleRequest(db, router, log, req, res);
+      void handleRequest(store, router, log, req, res);
     });
     server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
@@ -59,7 +64,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
         resolve();
       });
     });
-    if (options.simulateTraffic) simulator = startTrafficSimulator(db, options.simulateTraffic);
+    if (options.simulateTraffic) simulator = startTrafficSimulator(store, options.simulateTraffic, log);
 
     const listening = server;
     const address = listening.address() as AddressInfo;
@@ -68,7 +73,11 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
     return {
       url: `http://${host}:${address.port}`,
       port: address.port,
-      db,
+      store,
+      get db(): Database {
+        if (store instanceof SqliteStore) return store.db;
+        throw new Error('a service on PostgreSQL has no SQLite database: use its store');
+      },
       demoKeys,
       close() {
         closing ??= (async () => {
@@ -76,7 +85,8 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
           const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
           listening.closeAllConnections();
           await closed;
-          db.close();
+          await simulator?.stopped();
+          await store.close();
         })();
         return closing;
       },
@@ -87,7 +97,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
       server.close();
       server.closeAllConnections();
     }
-    db.close();
+    await store.close();
     throw error;
   }
 }
@@ -105,7 +115,7 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
  * `V1Error` is logged here and answered with a bare 500 `internal`.
  */
 async function handleRequest(
-  db: Database,
+  store: V1Store,
   router: Router,
   log: (line: string) => void,
   req: IncomingMessage,
@@ -114,13 +124,13 @@ async function handleRequest(
   const method = req.method ?? 'GET';
   const { path, query } = splitUrl(req.url ?? '/');
   try {
-    const principal = authenticate(db, req);
+    const principal = await authenticate(store, req);
     const rawQuery = (req.url ?? '').split('?')[1];
     if (rawQuery) checkQueryEncoding(rawQuery);
     const { handler, params } = router.match(method, path);
     let body: Promise<unknown> | undefined;
     const ctx: V1Context = {
-      db,
+      store,
       req,
       res,
       method,

@@ -51,7 +51,7 @@ describe('the traffic simulator', () => {
   it('stops appending when stopped', async () => {
     const service = await startTestV1({ seed: 'demo', seedSizes: SIZES });
     try {
-      const simulator = startTrafficSimulator(service.db, 500);
+      const simulator = startTrafficSimulator(service.store, 500);
       await vi.waitUntil(() => totalEntries(service) > SIZES.traffic, { timeout: 3_000, interval: 10 });
       simulator.stop();
       const stopped = totalEntries(service);

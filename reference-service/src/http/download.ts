@@ -9,22 +9,25 @@ export interface DownloadOptions {
 }
 
 /**
- * Streams a download to the client with backpressure: `chunks` (pieces of the body, read
- * synchronously, as better-sqlite3 reads rows) is pulled only as fast as the socket drains, so
- * memory does not grow with the download. The first chunk is taken before the headers go out, so a
- * failure there still becomes an envelope; a failure later cuts the connection (the truncated file
- * cannot be mistaken for a whole one, as it lacks the chunked terminator). When the client goes
- * away the source is closed (its `finally` blocks run) and the promise resolves.
+ * Streams a download to the client with backpressure: `source` (pieces of the body) is pulled
+ * only as fast as the socket drains, so memory does not grow with the download. The first chunk is
+ * taken before the headers go out, so a failure there still becomes an envelope; a failure later
+ * cuts the connection (the truncated file cannot be mistaken for a whole one, as it lacks the
+ * chunked terminator). When the client goes away the source is closed (its `finally` blocks run)
+ * and the promise resolves.
  */
 export async function sendDownload(
   res: ServerResponse,
   { contentType, filename }: DownloadOptions,
-  chunks: Iterable<string>,
+  source: AsyncIterator<string>,
 ): Promise<void> {
-  const source = chunks[Symbol.iterator]();
   // A source that throws here is finished (a generator has run its `finally` blocks): the error
   // goes to the caller, before anything is written.
-  const first = source.next();
+  const first = await source.next();
+  if (res.destroyed) {
+    await source.return?.();
+    return;
+  }
   res.writeHead(200, {
     'Content-Type': contentType,
     'Content-Disposition': `attachment; filename="${filename}"`,
@@ -44,21 +47,21 @@ export async function sendDownload(
  * `first`, then what `source` has left. Closing it closes `source`, also before `first` is read
  * (a generator's `finally` would not run then, as it would not have started).
  */
-function resume(first: IteratorResult<string>, source: Iterator<string>): Iterable<string> {
+function resume(first: IteratorResult<string>, source: AsyncIterator<string>): AsyncIterable<string> {
   let head: IteratorResult<string> | undefined = first;
-  const rest: Iterator<string> = {
-    next() {
-      const result = head ?? source.next();
+  const rest: AsyncIterator<string> = {
+    async next() {
+      const result = head ?? (await source.next());
       head = undefined;
       return result;
     },
-    return() {
+    async return() {
       head = undefined;
-      source.return?.();
+      await source.return?.();
       return { done: true, value: undefined };
     },
   };
-  return { [Symbol.iterator]: () => rest };
+  return { [Symbol.asyncIterator]: () => rest };
 }
 
 function isClientGone(error: unknown): boolean {

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Database } from '../storage/database.ts';
+import type { V1Store } from '../storage/store.ts';
 import type { Principal } from '../auth.ts';
 import { methodNotAllowed, notFound } from './errors.ts';
 
 /** What a route handler gets for one authenticated request. */
 export interface V1Context {
-  db: Database;
+  store: V1Store;
   req: IncomingMessage;
   /** Write to it only for a download (then return nothing); otherwise return a result. */
   res: ServerResponse;

@@ -3,7 +3,7 @@ import { requireAccess } from '../auth.ts';
 import { queryInteger, queryOrder, queryPositiveInteger, queryValues } from '../http/query.ts';
 import { ok } from '../http/router.ts';
 import type { V1Route } from '../http/router.ts';
-import { DEVICE_ORDER_FIELDS, listDevices } from '../storage/devices.ts';
+import { DEVICE_ORDER_FIELDS } from '../storage/devices.ts';
 import { QueryProblems } from './query-parameters.ts';
 
 const PARAMETERS = ['limit', 'offset', 'order', 'organization', 'services', 'services[]'];
@@ -12,7 +12,7 @@ export const deviceRoutes: readonly V1Route[] = [
   {
     method: 'GET',
     path: '/api/v1/atb',
-    handler(ctx) {
+    async handler(ctx) {
       const problems = new QueryProblems();
       problems.rejectUnknown(ctx.query, PARAMETERS);
       const limit = problems.take(() => queryInteger(ctx.query, 'limit', { min: 1, max: 500, fallback: 50 }));
@@ -22,7 +22,7 @@ export const deviceRoutes: readonly V1Route[] = [
       problems.throwIfAny();
       if (named !== undefined) requireAccess(ctx.principal, named, 'organization');
       return ok(
-        listDevices(ctx.db, {
+        await ctx.store.listDevices({
           // An organization key sees its own devices only, named or not.
           organizationId: named ?? ctx.principal.organizationId ?? undefined,
           services: queryValues(ctx.query, 'services'),

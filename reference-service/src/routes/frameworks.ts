@@ -6,14 +6,6 @@ import type { EnvelopeMessage } from '../http/errors.ts';
 import { parsePositiveInteger, queryPositiveInteger } from '../http/query.ts';
 import { created, ok } from '../http/router.ts';
 import type { V1Context, V1Route } from '../http/router.ts';
-import {
-  createFramework,
-  frameworkExists,
-  listFrameworks,
-  replaceFramework,
-  softDeleteFramework,
-} from '../storage/frameworks.ts';
-import { organizationExists } from '../storage/organizations.ts';
 import { parseFrameworkBody } from '../validation/frameworks.ts';
 
 /** Path ids that must be positive integers; 400 naming every one that is not. */
@@ -33,9 +25,9 @@ function pathIds<N extends string>(ctx: V1Context, names: readonly N[]): Record<
  * The organization of the path: 403 when the key belongs to another one, 404 when an admin key
  * names one that does not exist.
  */
-function pathOrganization(ctx: V1Context, organizationId: number): number {
+async function pathOrganization(ctx: V1Context, organizationId: number): Promise<number> {
   requireAccess(ctx.principal, organizationId, 'organizationid');
-  if (!organizationExists(ctx.db, organizationId)) throw notFound(`Organization ${organizationId} does not exist.`);
+  if (!(await ctx.store.organizationExists(organizationId))) throw notFound(`Organization ${organizationId} does not exist.`);
   return organizationId;
 }
 
@@ -43,7 +35,7 @@ function pathOrganization(ctx: V1Context, organizationId: number): number {
  * Where operation 1 creates: the key's organization; an admin key must name it with
  * `?organization=` (400 without it, or when it names no organization).
  */
-function creationOrganization(ctx: V1Context, principal: Principal): number {
+async function creationOrganization(ctx: V1Context, principal: Principal): Promise<number> {
   const named = queryPositiveInteger(ctx.query, 'organization');
   if (principal.organizationId !== null) {
     if (named !== undefined) requireAccess(principal, named, 'organization');
@@ -52,7 +44,7 @@ function creationOrganization(ctx: V1Context, principal: Principal): number {
   if (named === undefined) {
     throw validationFailed('An admin key must name the organization with the query parameter organization.', 'organization');
   }
-  if (!organizationExists(ctx.db, named)) throw validationFailed(`Organization ${named} does not exist.`, 'organization');
+  if (!(await ctx.store.organizationExists(named))) throw validationFailed(`Organization ${named} does not exist.`, 'organization');
   return named;
 }
 
@@ -66,17 +58,17 @@ export const frameworkRoutes: readonly V1Route[] = [
     path: '/api/v1/V-Ciso/security-frameworks',
     async handler(ctx) {
       const body = await ctx.readJson();
-      const organizationId = creationOrganization(ctx, ctx.principal);
+      const organizationId = await creationOrganization(ctx, ctx.principal);
       const input = parseFrameworkBody(body);
-      return created({ security_framework: createFramework(ctx.db, organizationId, input) });
+      return created({ security_framework: await ctx.store.createFramework(organizationId, input) });
     },
   },
   {
     method: 'GET',
     path: '/api/v1/organizations/:organizationid/security-frameworks',
-    handler(ctx) {
+    async handler(ctx) {
       const { organizationid } = pathIds(ctx, ['organizationid']);
-      const data = listFrameworks(ctx.db, pathOrganization(ctx, organizationid));
+      const data = await ctx.store.listFrameworks(await pathOrganization(ctx, organizationid));
       return ok({ total: data.length, data });
     },
   },
@@ -86,10 +78,10 @@ export const frameworkRoutes: readonly V1Route[] = [
     async handler(ctx) {
       // Cheap things first: a framework that does not exist is 404 before its body is read.
       const { organizationid, frameworkid } = pathIds(ctx, ['organizationid', 'frameworkid']);
-      const organizationId = pathOrganization(ctx, organizationid);
-      if (!frameworkExists(ctx.db, organizationId, frameworkid)) throw frameworkNotFound(frameworkid);
+      const organizationId = await pathOrganization(ctx, organizationid);
+      if (!(await ctx.store.frameworkExists(organizationId, frameworkid))) throw frameworkNotFound(frameworkid);
       const input = parseFrameworkBody(await ctx.readJson());
-      const framework = replaceFramework(ctx.db, organizationId, frameworkid, input);
+      const framework = await ctx.store.replaceFramework(organizationId, frameworkid, input);
       if (!framework) throw frameworkNotFound(frameworkid);
       return ok({ security_framework: framework });
     },
@@ -97,9 +89,9 @@ export const frameworkRoutes: readonly V1Route[] = [
   {
     method: 'DELETE',
     path: '/api/v1/organizations/:organizationid/security-frameworks/:frameworkid',
-    handler(ctx) {
+    async handler(ctx) {
       const { organizationid, frameworkid } = pathIds(ctx, ['organizationid', 'frameworkid']);
-      const framework = softDeleteFramework(ctx.db, pathOrganization(ctx, organizationid), frameworkid);
+      const framework = await ctx.store.softDeleteFramework(await pathOrganization(ctx, organizationid), frameworkid);
       if (!framework) throw frameworkNotFound(frameworkid);
       return ok({ security_framework: framework });
     },

@@ -4,8 +4,7 @@ import { notFound, validationFailed } from '../http/errors.ts';
 import { positiveIntegerParam, queryInteger, queryOrder, querySingle, queryValues } from '../http/query.ts';
 import { ok } from '../http/router.ts';
 import type { V1Route } from '../http/router.ts';
-import { deviceOrganization } from '../storage/devices.ts';
-import { listTraffic, TRAFFIC_ORDER_FIELDS } from '../storage/traffic.ts';
+import { TRAFFIC_ORDER_FIELDS } from '../storage/traffic.ts';
 import { QueryProblems } from './query-parameters.ts';
 import { EXPORT_FORMATS, sendTrafficExport } from './traffic-export.ts';
 import type { ExportFormat } from './traffic-export.ts';
@@ -38,16 +37,16 @@ export const trafficRoutes: readonly V1Route[] = [
       const search = problems.take(() => querySingle(ctx.query, 'search'));
       problems.throwIfAny();
 
-      const organizationId = deviceOrganization(ctx.db, deviceId);
+      const organizationId = await ctx.store.deviceOrganization(deviceId);
       if (organizationId === undefined || !mayAccess(ctx.principal, organizationId)) {
         throw notFound(`Protection device ${deviceId} does not exist.`);
       }
       const filter = { deviceId, actions: queryValues(ctx.query, 'actions'), search };
       if (format) {
-        await sendTrafficExport(ctx.res, ctx.db, filter, order!, format);
+        await sendTrafficExport(ctx.res, ctx.store, filter, order!, format);
         return;
       }
-      return ok(listTraffic(ctx.db, filter, order!, { limit: limit!, offset: offset! }));
+      return ok(await ctx.store.listTraffic(filter, order!, { limit: limit!, offset: offset! }));
     },
   },
 ];

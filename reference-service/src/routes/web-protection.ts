@@ -5,14 +5,7 @@ import { notFound, validationFailed } from '../http/errors.ts';
 import { positiveIntegerParam, queryInteger, queryOrder } from '../http/query.ts';
 import { ok } from '../http/router.ts';
 import type { V1Route } from '../http/router.ts';
-import {
-  deleteWebProtectionRecord,
-  getWebProtectionRecord,
-  pageWebProtectionRecords,
-  UNKNOWN_ORGANIZATION,
-  updateWebProtectionRecord,
-  WEB_PROTECTION_ORDER_FIELDS,
-} from '../storage/web-protection.ts';
+import { UNKNOWN_ORGANIZATION, WEB_PROTECTION_ORDER_FIELDS } from '../storage/web-protection.ts';
 import { parseWebProtectionPatch } from '../validation/web-protection.ts';
 import { QueryProblems } from './query-parameters.ts';
 
@@ -29,23 +22,23 @@ export const webProtectionRoutes: readonly V1Route[] = [
     // E1: the key's organization's records, every record for an admin key.
     method: 'GET',
     path: '/api/v1/cloud-defender',
-    handler(ctx) {
+    async handler(ctx) {
       const problems = new QueryProblems();
       problems.rejectUnknown(ctx.query, LIST_PARAMETERS);
       const limit = problems.take(() => queryInteger(ctx.query, 'limit', { min: 1, max: 500, fallback: 50 }));
       const offset = problems.take(() => queryInteger(ctx.query, 'offset', { min: 0, fallback: 0 }));
       const order = problems.take(() => queryOrder(ctx.query, WEB_PROTECTION_ORDER_FIELDS, 'id'));
       problems.throwIfAny();
-      return ok(pageWebProtectionRecords(ctx.db, ctx.principal.organizationId, { order: order!, limit: limit!, offset: offset! }));
+      return ok(await ctx.store.pageWebProtectionRecords(ctx.principal.organizationId, { order: order!, limit: limit!, offset: offset! }));
     },
   },
   {
     // E2: one record, 404 when absent or another organization's.
     method: 'GET',
     path: '/api/v1/cloud-defender/:id',
-    handler(ctx) {
+    async handler(ctx) {
       const id = positiveIntegerParam(ctx.params, 'id');
-      const record = getWebProtectionRecord(ctx.db, id);
+      const record = await ctx.store.getWebProtectionRecord(id);
       const scope = ctx.principal.organizationId;
       if (record === undefined || (scope !== null && record.organization.id !== scope)) throw recordNotFound(id);
       return ok({ data: record });
@@ -58,12 +51,12 @@ export const webProtectionRoutes: readonly V1Route[] = [
       // Cheap things first: a record that does not exist (or that the key cannot see) is 404
       // before its body is read or validated.
       const id = positiveIntegerParam(ctx.params, 'id');
-      const existing = getWebProtectionRecord(ctx.db, id);
+      const existing = await ctx.store.getWebProtectionRecord(id);
       const scope = ctx.principal.organizationId;
       if (existing === undefined || (scope !== null && existing.organization.id !== scope)) throw recordNotFound(id);
       const patch = parseWebProtectionPatch(await ctx.readJson());
       if (patch.organizationId !== undefined) requireAccess(ctx.principal, patch.organizationId, 'organization');
-      const record = updateWebProtectionRecord(ctx.db, ctx.principal.organizationId, id, patch);
+      const record = await ctx.store.updateWebProtectionRecord(ctx.principal.organizationId, id, patch);
       if (record === undefined) throw recordNotFound(id);
       if (record === UNKNOWN_ORGANIZATION) {
         throw validationFailed(`Organization ${patch.organizationId} does not exist.`, 'organization');
@@ -74,9 +67,9 @@ export const webProtectionRoutes: readonly V1Route[] = [
   {
     method: 'DELETE',
     path: '/api/v1/cloud-defender/:id',
-    handler(ctx) {
+    async handler(ctx) {
       const id = positiveIntegerParam(ctx.params, 'id');
-      const record = deleteWebProtectionRecord(ctx.db, ctx.principal.organizationId, id);
+      const record = await ctx.store.deleteWebProtectionRecord(ctx.principal.organizationId, id);
       if (!record) throw recordNotFound(id);
       return ok({ data: record });
     },

@@ -1,4 +1,5 @@
 // Demo seeding: fills an empty database with the generated demo data (see ./generate.ts).
+import { whenNotBusy } from '../storage/database.ts';
 import type { Database } from '../storage/database.ts';
 import { insertDevice } from '../storage/devices.ts';
 import { insertFramework } from '../storage/frameworks.ts';
@@ -17,14 +18,24 @@ import type { SeedSizes } from './generate.ts';
  * on every run).
  */
 export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): ApiKey[] {
+  return seedDemoOnce(db, sizes).keys;
+}
+
+/**
+ * seedDemo, saying whether this call seeded. Several processes starting at once on one new file
+ * seed it once: emptiness is checked again inside the write transaction (IMMEDIATE takes the
+ * file's write lock first), and a process that finds the lock held by another's seeding waits for
+ * it and then finds the organizations there.
+ */
+export function seedDemoOnce(db: Database, sizes: Partial<SeedSizes> = {}): { keys: ApiKey[]; seeded: boolean } {
   const { devices, traffic, hotTraffic } = { ...DEFAULT_SEED_SIZES, ...sizes };
   const data = demoCatalogue();
+  const stored = (): ApiKey[] => data.apiKeys.filter(({ key }) => findKeyByHash(db, hashApiKey(key)) !== undefined);
   // Checked before anything is generated: a restart over a seeded database costs nothing.
-  if (countOrganizations(db) > 0) {
-    return data.apiKeys.filter(({ key }) => findKeyByHash(db, hashApiKey(key)) !== undefined);
-  }
+  if (countOrganizations(db) > 0) return { keys: stored(), seeded: false };
   const deviceList = demoDevices(devices);
-  const seed = db.transaction(() => {
+  const seed = db.transaction((): boolean => {
+    if (countOrganizations(db) > 0) return false;
     for (const organization of data.organizations) insertOrganization(db, organization);
     for (const { key, organizationId, label } of data.apiKeys) storeApiKey(db, key, organizationId, label);
     for (const { organizationId, framework } of data.frameworks) {
@@ -48,8 +59,9 @@ export function seedDemo(db: Database, sizes: Partial<SeedSizes> = {}): ApiKey[]
       db,
       generateTraffic({ count: traffic, hotCount: hotTraffic, deviceIds: Array.from({ length: devices }, (_, i) => i + 1) }),
     );
+    return true;
   });
-  seed.immediate();
+  if (!whenNotBusy(() => seed.immediate())) return { keys: stored(), seeded: false };
   analyzeAfterBulkLoad(db);
-  return data.apiKeys;
+  return { keys: data.apiKeys, seeded: true };
 }

@@ -11,7 +11,7 @@ export type { Database } from 'better-sqlite3';
  * reference-service: this module runs from src/storage/ in the tests and from the one-file bundle
  * dist/index.js in production, and both find the migrations from the package folder.
  */
-function packageRoot(): string {
+export function packageRoot(): string {
   const start = dirname(fileURLToPath(import.meta.url));
   for (let dir = start; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
@@ -34,10 +34,11 @@ export function openDatabase(path: string): Database {
   try {
     // WAL lets readers (list, export) proceed while a write commits; NORMAL is durable enough
     // under WAL (a power cut may lose the last commits, never corrupt the file).
-    if (!inMemory) db.pragma('journal_mode = WAL');
+    // First: processes started at once on one new file wait for each other's locks.
+    db.pragma('busy_timeout = 5000');
+    if (!inMemory) whenNotBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     applyMigrations(db);
   } catch (error) {
     db.close();
@@ -53,22 +54,49 @@ export function migrationNames(): string[] {
     .sort();
 }
 
+// How long a start waits for another process's write (its migration or seeding of the same new
+// file, which may take a while for a large seed); each try waits busy_timeout for the write lock.
+const START_WAIT_MS = 10 * 60_000;
+
+/**
+ * Runs `write` (which takes the write lock), trying again while another process holds the file's
+ * write lock, for up to START_WAIT_MS: processes started at once on one file take turns.
+ */
+export function whenNotBusy<T>(write: () => T): T {
+  const deadline = Date.now() + START_WAIT_MS;
+  for (;;) {
+    try {
+      return write();
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+    }
+  }
+}
+
 function applyMigrations(db: Database): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    name TEXT PRIMARY KEY,
-    applied_at TEXT NOT NULL
-  )`);
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'`);
+  if (hasTable.get() === undefined) {
+    whenNotBusy(() =>
+      db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        name TEXT PRIMARY KEY,
+        applied_at TEXT NOT NULL
+      )`),
+    );
+  }
   const isApplied = db.prepare<[string], { name: string }>('SELECT name FROM schema_migrations WHERE name = ?');
   const record = db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)');
   for (const name of migrationNames()) {
+    // Read first: a start on a migrated file takes no write lock (another process may hold it).
+    if (isApplied.get(name)) continue;
     const sql = readFileSync(join(MIGRATIONS_DIR, name), 'utf8');
     // IMMEDIATE takes the write lock before the check, so two processes opening one new file
     // cannot both apply the same migration.
-    db.transaction(() => {
+    const apply = db.transaction(() => {
       if (isApplied.get(name)) return;
       db.exec(sql);
       record.run(name, new Date().toISOString());
-    }).immediate();
+    });
+    whenNotBusy(() => apply.immediate());
   }
 }
 

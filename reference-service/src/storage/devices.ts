@@ -16,7 +16,7 @@ export const DEVICE_ORDER_FIELDS = [
 
 export type DeviceOrderField = (typeof DEVICE_ORDER_FIELDS)[number];
 
-const ORDER_COLUMNS: Record<DeviceOrderField, string> = {
+export const ORDER_COLUMNS: Record<DeviceOrderField, string> = {
   id: 'd.id',
   type: 'd.type',
   email: 'd.email',
@@ -37,7 +37,7 @@ export interface DeviceListQuery {
   offset: number;
 }
 
-interface DeviceRow {
+export interface DeviceRow {
   id: number;
   organization_id: number;
   organization_name: string;
@@ -79,11 +79,11 @@ export function insertDevice(db: Database, device: ProtectionDevice): void {
   })();
 }
 
-const SELECT_DEVICE = `SELECT d.id, d.organization_id, o.name AS organization_name, o.logo AS organization_logo,
+export const SELECT_DEVICE = `SELECT d.id, d.organization_id, o.name AS organization_name, o.logo AS organization_logo,
          d.atb_key, d.type, d.email, d.device_id, d.endpoint, d.private_ip, d.services, d.check_block, d.plugin
   FROM devices d JOIN organizations o ON o.id = d.organization_id`;
 
-function toDevice(row: DeviceRow): ProtectionDevice {
+export function toDevice(row: DeviceRow): ProtectionDevice {
   const organization: OrganizationRef = { id: row.organization_id, name: row.organization_name, logo: row.organization_logo };
   return {
     id: row.id,

@@ -10,13 +10,13 @@ export interface FrameworkInput {
   security_frameworks: ControlInput[];
 }
 
-interface FrameworkRow {
+export interface FrameworkRow {
   id: number;
   title: string;
   controls: string;
 }
 
-interface EvidenceRow {
+export interface EvidenceRow {
   framework_id: number;
   control_id: string;
   files: string;
@@ -29,7 +29,7 @@ interface EvidenceRow {
 }
 
 // Stored without evidences, in the wire's field order.
-function storedControls(controls: readonly ControlInput[]): string {
+export function storedControls(controls: readonly ControlInput[]): string {
   return JSON.stringify(
     controls.map((c) => ({
       id: c.id,
@@ -56,7 +56,7 @@ function toEvidence(row: EvidenceRow): Evidence {
 }
 
 /** Frameworks with their evidence attached to controls by control id. */
-function assemble(rows: FrameworkRow[], evidenceRows: EvidenceRow[]): SecurityFramework[] {
+export function assemble(rows: FrameworkRow[], evidenceRows: EvidenceRow[]): SecurityFramework[] {
   const byControl = new Map<string, Evidence[]>();
   for (const row of evidenceRows) {
     const key = `${row.framework_id}\u0000${row.control_id}`;
@@ -81,7 +81,7 @@ function assemble(rows: FrameworkRow[], evidenceRows: EvidenceRow[]): SecurityFr
   }));
 }
 
-const EVIDENCE_COLUMNS =
+export const EVIDENCE_COLUMNS =
   'e.framework_id, e.control_id, e.files, e.details, e.datetime, e.completed, e.residual_risk, e.user_id, e.user_email';
 
 /** The organization's frameworks that are not deleted, by id ascending, with their evidence. */

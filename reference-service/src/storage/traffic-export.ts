@@ -33,3 +33,30 @@ export function* exportLines(
   if (format === 'csv') yield CSV_HEADER;
   yield* iterateTraffic<string>(db, filter, order, LINE[format]);
 }
+
+// Lines are joined into chunks of about this many characters: one write per chunk, as one write
+// per line would cost more in syscalls than the encoding itself.
+export const CHUNK_CHARS = 64 * 1024;
+
+/** Lines joined into chunks of about CHUNK_CHARS. */
+export function* chunks(lines: Iterable<string>): Generator<string, void, undefined> {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+/** The export as chunks of lines (see exportLines). */
+export function exportChunks(
+  db: Database,
+  filter: TrafficFilter,
+  order: TrafficOrder,
+  format: ExportFormat,
+): Generator<string, void, undefined> {
+  return chunks(exportLines(db, filter, order, format));
+}

@@ -22,7 +22,7 @@ export interface WebProtectionPatch {
   services?: string[];
 }
 
-interface RecordRow {
+export interface RecordRow {
   id: number;
   email: string;
   fqdn: string;
@@ -34,12 +34,12 @@ interface RecordRow {
   organization_logo: string;
 }
 
-const SELECT_RECORD = `
+export const SELECT_RECORD = `
   SELECT r.id, r.email, r.fqdn, r.endpoint, r.services, r.check_block,
          o.id AS organization_id, o.name AS organization_name, o.logo AS organization_logo
   FROM web_protection_records r JOIN organizations o ON o.id = r.organization_id`;
 
-function toRecord(row: RecordRow): WebProtectionRecord {
+export function toRecord(row: RecordRow): WebProtectionRecord {
   return {
     id: row.id,
     organization: { id: row.organization_id, name: row.organization_name, logo: row.organization_logo },
