@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeApiKey } from '../src/storage/keys.ts';
-import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
-import { TEST_API_KEYS, TEST_KEYS, startTestV1, v1Request } from './helpers/v1.ts';
+import { TEST_API_KEYS, TEST_KEYS, dbRows, startTestV1, v1Request } from './helpers/v1.ts';
 import type { TestV1, V1Response } from './helpers/v1.ts';
 
 const LIST_1 = '/api/v1/organizations/1/security-frameworks';
@@ -71,12 +69,12 @@ describe('X-Service-Token', () => {
 });
 
 describe('key storage', () => {
-  it('keeps SHA-256 hashes and never the keys', () => {
-    const rows = service.db.prepare('SELECT key_hash, organization_id, label FROM api_keys ORDER BY id').all() as {
+  it('keeps SHA-256 hashes and never the keys', async () => {
+    const rows = await dbRows<{
       key_hash: Buffer;
       organization_id: number | null;
       label: string;
-    }[];
+    }>(service, 'SELECT key_hash, organization_id, label FROM api_keys ORDER BY id');
     const sha = (key: string) => createHash('sha256').update(key).digest('hex');
     expect(rows.map((r) => [r.key_hash.toString('hex'), r.organization_id])).toEqual([
       [sha(TEST_KEYS.admin), null],
@@ -89,14 +87,14 @@ describe('key storage', () => {
   });
 
   it('storeApiKey adds a key that works at once, scoped to its organization', async () => {
-    storeApiKey(service.db, 'added-at-runtime', 3, 'runtime key');
+    await service.store.storeApiKey('added-at-runtime', 3, 'runtime key');
     const own = await v1Request(service, 'GET', '/api/v1/organizations/3/security-frameworks', { token: 'added-at-runtime' });
     expect(own.status).toBe(200);
     const other = await v1Request(service, 'GET', LIST_1, { token: 'added-at-runtime' });
     expect(other.status).toBe(403);
     expect(other.json).toEqual({ error: 1, messages: [{ code: 'forbidden', message: expect.any(String), field: 'organizationid' }] });
     // Storing it again changes its scope.
-    storeApiKey(service.db, 'added-at-runtime', null, 'now admin');
+    await service.store.storeApiKey('added-at-runtime', null, 'now admin');
     expect((await v1Request(service, 'GET', LIST_1, { token: 'added-at-runtime' })).status).toBe(200);
   });
 });
@@ -112,7 +110,7 @@ describe('organization scope', () => {
     });
     expect([byQuery.status, byQuery.json]).toEqual([403, forbidden]);
 
-    const id = insertWebProtectionRecord(service.db, {
+    const id = await service.store.insertWebProtectionRecord({
       organizationId: 2,
       email: 'a@example.com',
       fqdn: 'a.example.com',
@@ -120,7 +118,7 @@ describe('organization scope', () => {
       services: ['waf'],
       check: { stat: { fqdn: 1, proxy: 1, endpoint: 1, datetime: '2026-11-20T00:00:00Z' }, status: 1, web_stat: [] },
     });
-    const mine = insertWebProtectionRecord(service.db, {
+    const mine = await service.store.insertWebProtectionRecord({
       organizationId: 1,
       email: 'b@example.com',
       fqdn: 'b.example.com',

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProtectionDevice } from '../src/records.ts';
 import { generateDemoData } from '../src/seed/generate.ts';
-import { startTestV1, TEST_KEYS, v1Request } from './helpers/v1.ts';
+import { dbRows, startTestV1, TEST_KEYS, v1Request } from './helpers/v1.ts';
 import type { TestV1 } from './helpers/v1.ts';
 
 const DEVICES = 30;
@@ -26,12 +26,11 @@ interface DeviceRow {
   plugin: string;
 }
 
-function readStoredDevices(): Map<number, ProtectionDevice> {
-  const rows = service.db
-    .prepare<[], DeviceRow>(
-      `SELECT d.*, o.name, o.logo FROM devices d JOIN organizations o ON o.id = d.organization_id ORDER BY d.id`,
-    )
-    .all();
+async function readStoredDevices(): Promise<Map<number, ProtectionDevice>> {
+  const rows = await dbRows<DeviceRow>(
+    service,
+    `SELECT d.*, o.name, o.logo FROM devices d JOIN organizations o ON o.id = d.organization_id ORDER BY d.id`,
+  );
   return new Map(
     rows.map((row) => [
       row.id,
@@ -99,7 +98,7 @@ function expectedOrder(devices: ProtectionDevice[], field: string, descending: b
 
 beforeAll(async () => {
   service = await startTestV1({ seed: 'demo', seedSizes: { devices: DEVICES, traffic: 0, hotTraffic: 0 } });
-  stored = readStoredDevices();
+  stored = await readStoredDevices();
 });
 
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Control, Evidence } from '../src/records.ts';
-import { addEvidence, createFramework } from '../src/storage/frameworks.ts';
-import { TEST_KEYS, expectV1Failure, startTestV1, v1Request } from './helpers/v1.ts';
+import { TEST_KEYS, dbRows, expectV1Failure, startTestV1, v1Request } from './helpers/v1.ts';
 import type { TestV1 } from './helpers/v1.ts';
 
 const CREATE = '/api/v1/V-Ciso/security-frameworks';
@@ -330,13 +329,13 @@ describe('edit (operation 3)', () => {
   });
 
   it('keeps evidence by control id, across edits and across removal and return of a control', async () => {
-    const id = createFramework(service.db, 1, { title: 'Evidence', security_frameworks: [control('E1'), control('E2')] });
+    const id = await service.store.createFramework(1, { title: 'Evidence', security_frameworks: [control('E1'), control('E2')] });
     const e1a = evidence(1, id, 'E1', 'policy.pdf');
     const e1b = evidence(1, id, 'E1', 'review.pdf');
     const e2 = evidence(1, id, 'E2', 'scan.png');
-    addEvidence(service.db, id, 'E1', e1a);
-    addEvidence(service.db, id, 'E1', e1b);
-    addEvidence(service.db, id, 'E2', e2);
+    await service.store.addEvidence(id, 'E1', e1a);
+    await service.store.addEvidence(id, 'E1', e1b);
+    await service.store.addEvidence(id, 'E2', e2);
 
     const listed = await v1Request(service, 'GET', list(1));
     expect(listed.json.data.find((f: { id: number }) => f.id === id)).toEqual({
@@ -394,9 +393,9 @@ describe('edit (operation 3)', () => {
 
 describe('soft delete (operation 4)', () => {
   it('answers the framework as it was, then hides it: absent from the list, edit and delete 404', async () => {
-    const id = createFramework(service.db, 1, { title: 'Doomed', security_frameworks: [control('D1')] });
+    const id = await service.store.createFramework(1, { title: 'Doomed', security_frameworks: [control('D1')] });
     const kept = evidence(1, id, 'D1', 'kept.pdf');
-    addEvidence(service.db, id, 'D1', kept);
+    await service.store.addEvidence(id, 'D1', kept);
 
     const response = await v1Request(service, 'DELETE', one(1, id), { token: TEST_KEYS.org1 });
     expect(response.status).toBe(200);
@@ -412,8 +411,8 @@ describe('soft delete (operation 4)', () => {
       { code: 'not_found' },
     ]);
     // Kept in storage, only marked.
-    const row = service.db.prepare('SELECT deleted_at FROM security_frameworks WHERE id = ?').get(id) as { deleted_at: string };
-    expect(row.deleted_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    const [row] = await dbRows<{ deleted_at: string }>(service, 'SELECT deleted_at FROM security_frameworks WHERE id = ?', [id]);
+    expect(row!.deleted_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   });
 
   it('is 404 for another organization\'s framework and 403 through another organization path', async () => {

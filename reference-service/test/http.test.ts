@@ -1,8 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
 import { assertV1Response } from './helpers/openapi.ts';
-import { TEST_KEYS, startTestV1, v1Request } from './helpers/v1.ts';
+import { TEST_KEYS, dbRows, startTestV1, v1Request } from './helpers/v1.ts';
 import type { TestV1, V1Response } from './helpers/v1.ts';
 
 const CREATE = '/api/v1/V-Ciso/security-frameworks';
@@ -13,7 +12,7 @@ let service: TestV1;
 beforeAll(async () => {
   service = await startTestV1();
   // Record 1 exists: an edit of a record that does not is 404 before its body is read.
-  insertWebProtectionRecord(service.db, {
+  await service.store.insertWebProtectionRecord({
     organizationId: 1,
     email: 'ops@acme.example',
     fqdn: 'shop.acme.example',
@@ -182,7 +181,7 @@ describe('unexpected failures', () => {
   it('answers 500 internal without internals, and logs the real error without the key', async () => {
     const broken = await startTestV1();
     try {
-      const id = insertWebProtectionRecord(broken.db, {
+      const id = await broken.store.insertWebProtectionRecord({
         organizationId: 1,
         email: 'a@example.com',
         fqdn: 'a.example.com',
@@ -190,14 +189,14 @@ describe('unexpected failures', () => {
         services: [],
         check: { stat: { fqdn: 1, proxy: 1, endpoint: 1, datetime: '2026-11-20T00:00:00Z' }, status: 1, web_stat: [] },
       });
-      broken.db.exec('DROP TABLE web_protection_records');
+      await dbRows(broken, 'DROP TABLE web_protection_records');
       const response = await v1Request(broken, 'PUT', `/api/v1/cloud-defender/${id}`, { token: TEST_KEYS.org1, body: { fqdn: 'b.example.com' } });
       expect(response.status).toBe(500);
       expect(response.json).toEqual({ error: 1, messages: [{ code: 'internal', message: expect.any(String) }] });
       for (const leak of ['web_protection', 'SQL', 'sqlite', 'table', 'at ', '/work', '.ts', TEST_KEYS.org1]) {
         expect(response.body).not.toContain(leak);
       }
-      expect(broken.logs.join('\n')).toContain('no such table: web_protection_records');
+      expect(broken.logs.join('\n')).toMatch(/no such table: web_protection_records|relation "web_protection_records" does not exist/);
       for (const key of Object.values(TEST_KEYS)) expect(broken.logs.join('\n')).not.toContain(key);
     } finally {
       await broken.close();

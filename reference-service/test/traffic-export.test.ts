@@ -7,11 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TrafficLogEntry } from '../src/records.ts';
 import { generateDemoData, generateTraffic } from '../src/seed/generate.ts';
-import { insertDevice } from '../src/storage/devices.ts';
-import { bulkInsertTraffic } from '../src/storage/traffic-bulk.ts';
-import { insertTraffic } from '../src/storage/traffic.ts';
 import type { NewTrafficEntry } from '../src/storage/traffic.ts';
-import { startTestV1, TEST_KEYS, v1Request } from './helpers/v1.ts';
+import { startTestV1, TEST_KEYS, TEST_STORE, v1Request } from './helpers/v1.ts';
 import type { TestV1 } from './helpers/v1.ts';
 import { craftedEntries, matchesActions, matchesSearch, sortEntries, storedEntries } from './traffic-fixtures.ts';
 
@@ -90,8 +87,8 @@ async function listAll(query: string): Promise<TrafficLogEntry[]> {
 
 beforeAll(async () => {
   service = await startTestV1({ seed: 'demo', seedSizes: { devices: 6, traffic: 2000, hotTraffic: 0 } });
-  for (const entry of craftedEntries(DEVICE)) insertTraffic(service.db, entry);
-  stored = storedEntries(service.db, DEVICE);
+  for (const entry of craftedEntries(DEVICE)) await service.store.insertTraffic(entry);
+  stored = await storedEntries(service, DEVICE);
 });
 
 afterAll(async () => {
@@ -206,8 +203,8 @@ function firstChunk(res: IncomingMessage): Promise<Buffer> {
 async function serviceWithTraffic(count: number, database?: string): Promise<TestV1> {
   const svc = await startTestV1(database === undefined ? {} : { database });
   const [device] = generateDemoData({ devices: 1 }).devices;
-  insertDevice(svc.db, device!);
-  bulkInsertTraffic(svc.db, generateTraffic({ count, deviceIds: [1] }));
+  await svc.store.insertDevice(device!);
+  await svc.store.bulkInsertTraffic(generateTraffic({ count, deviceIds: [1] }));
   return svc;
 }
 
@@ -229,7 +226,7 @@ describe('streaming', () => {
       await new Promise((r) => setTimeout(r, 200));
       // Paused: the download is far from complete (40,000 rows are some megabytes).
       expect(res.complete).toBe(false);
-      insertTraffic(svc.db, { ...newestEntry(), device_id: 1 });
+      await svc.store.insertTraffic({ ...newestEntry(), device_id: 1 });
       const during = await v1Request(svc, 'GET', '/api/v1/atb/1/traffic?limit=1');
       expect(during.json.total).toBe(40_001);
       // Read on: the rest arrives, from the snapshot taken when the export began.
@@ -258,12 +255,13 @@ describe('streaming', () => {
 
   it('on a database file, reads a snapshot on its own connection while the service writes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'v1-export-'));
-    const svc = await serviceWithTraffic(30_000, join(dir, 'v1.sqlite'));
+    // On PostgreSQL: the export's own connection and REPEATABLE READ snapshot.
+    const svc = await serviceWithTraffic(30_000, TEST_STORE === 'sqlite' ? join(dir, 'v1.sqlite') : undefined);
     try {
       const res = await openStream(`${svc.url}/api/v1/atb/1/traffic?export=ndjson&order=id`);
       const chunks = [await firstChunk(res)];
       // The service's connection stays free for writes during the export...
-      const written = insertTraffic(svc.db, { ...newestEntry(), device_id: 1 });
+      const written = await svc.store.insertTraffic({ ...newestEntry(), device_id: 1 });
       expect(written).toBe(30_001);
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.resume();

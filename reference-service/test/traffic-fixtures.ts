@@ -1,8 +1,11 @@
 // Shared by the traffic suites: crafted entries, the contract's rules written out plainly (to
 // compute what the service should answer), and reading what the database holds.
-import type { Database } from '../src/storage/database.ts';
 import type { TrafficLogEntry } from '../src/records.ts';
 import type { NewTrafficEntry } from '../src/storage/traffic.ts';
+import { dbRows, TEST_STORE, type TestV1 } from './helpers/v1.ts';
+
+// PostgreSQL's text cannot hold a NUL character: on that store the crafted text goes without it.
+const storable = (text: string): string => (TEST_STORE === 'postgres' ? text.replaceAll('\u0000', '') : text);
 
 /** Entries that the demo data lacks: CSV-hostile text, ties, case, terms only in `extra`. */
 export function craftedEntries(deviceId: number): NewTrafficEntry[] {
@@ -61,20 +64,20 @@ export function craftedEntries(deviceId: number): NewTrafficEntry[] {
       date_time: '2026-03-15T09:30:02Z',
       type: 'controls',
       src_ip: '10.9.8.6',
-      log_message: 'tab\there \u0001ctl \u007fdel \u2028sep \\ backslash 😀 emoji\u0000nul',
+      log_message: storable('tab\there \u0001ctl \u007fdel \u2028sep \\ backslash 😀 emoji\u0000nul'),
       extra: { action: 'allow', 'ctl\u0002key': 'v\u0003\t😀' },
     },
   ];
 }
 
 /** A device's entries as the database holds them, in id order. */
-export function storedEntries(db: Database, deviceId: number): TrafficLogEntry[] {
-  return db
-    .prepare<[number], Omit<TrafficLogEntry, 'extra'> & { extra: string }>(
-      `SELECT id, date_time, type, src_ip, dest_ip, dest_port, log_message, extra FROM traffic WHERE device_id = ? ORDER BY id`,
-    )
-    .all(deviceId)
-    .map((row) => ({ ...row, extra: JSON.parse(row.extra) as Record<string, string> }));
+export async function storedEntries(service: TestV1, deviceId: number): Promise<TrafficLogEntry[]> {
+  const rows = await dbRows<Omit<TrafficLogEntry, 'extra'> & { extra: string }>(
+    service,
+    `SELECT id, date_time, type, src_ip, dest_ip, dest_port, log_message, extra FROM traffic WHERE device_id = ? ORDER BY id`,
+    [deviceId],
+  );
+  return rows.map((row) => ({ ...row, extra: JSON.parse(row.extra) as Record<string, string> }));
 }
 
 /** The search rule of the contract, written out plainly. */

@@ -2,10 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrafficLogEntry } from '../src/records.ts';
 import { generateDemoData, generateTraffic } from '../src/seed/generate.ts';
-import { insertDevice } from '../src/storage/devices.ts';
-import { bulkInsertTraffic } from '../src/storage/traffic-bulk.ts';
-import { insertTraffic } from '../src/storage/traffic.ts';
-import { startTestV1, TEST_KEYS, v1Request } from './helpers/v1.ts';
+import { startTestV1, TEST_KEYS, TEST_STORE, v1Request } from './helpers/v1.ts';
 import type { TestV1 } from './helpers/v1.ts';
 import {
   craftedEntries,
@@ -56,14 +53,14 @@ function expected(deviceId: number, { search, actions }: { search?: string; acti
 
 beforeAll(async () => {
   service = await startTestV1();
-  for (const device of generateDemoData({ devices: 6 }).devices) insertDevice(service.db, device);
-  bulkInsertTraffic(service.db, [
+  for (const device of generateDemoData({ devices: 6 }).devices) await service.store.insertDevice(device);
+  await service.store.bulkInsertTraffic([
     ...generateTraffic({ count: 1200, deviceIds: [2, 3, 5, 6] }),
     ...generateTraffic({ count: 0, hotCount: 2500, deviceIds: [IN_ORDER_DEVICE], seed: 1 }),
     ...generateTraffic({ count: 0, hotCount: 2500, deviceIds: [MIXED_DEVICE], seed: 4 }),
   ]);
-  for (const entry of craftedEntries(MIXED_DEVICE)) insertTraffic(service.db, entry);
-  entries = new Map(SEARCHED_DEVICES.map((id) => [id, storedEntries(service.db, id)]));
+  for (const entry of craftedEntries(MIXED_DEVICE)) await service.store.insertTraffic(entry);
+  entries = new Map(await Promise.all(SEARCHED_DEVICES.map(async (id) => [id, await storedEntries(service, id)] as const)));
 });
 
 afterAll(async () => {
@@ -162,7 +159,10 @@ describe('GET /api/v1/atb/{id}/traffic', () => {
 
     it('has cases that match something and cases that match nothing', () => {
       const empty = cases.filter((search) => expected(MIXED_DEVICE, { search }).length === 0);
-      expect(empty).toEqual(['no-such-term-anywhere', 'block no-such-term-anywhere']);
+      // PostgreSQL's text holds no NUL character (the crafted entry goes without it there): a
+      // search for one finds nothing, as the service answers.
+      const nul = TEST_STORE === 'postgres' ? cases.filter((search) => search.includes('\u0000')) : [];
+      expect(empty).toEqual([...nul, 'no-such-term-anywhere', 'block no-such-term-anywhere']);
       expect(expected(MIXED_DEVICE, { search: 'zebracorn' })).toHaveLength(1);
       expect(expected(MIXED_DEVICE, { search: 'école' })).toHaveLength(1);
       expect(expected(MIXED_DEVICE, { search: '203.0.113' }).length).toBeGreaterThan(20);

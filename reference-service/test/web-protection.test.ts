@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebProtectionCheck, WebProtectionRecord } from '../src/records.ts';
-import { insertWebProtectionRecord } from '../src/storage/web-protection.ts';
 import { TEST_KEYS, TEST_ORGANIZATIONS, expectV1Failure, startTestV1, v1Request } from './helpers/v1.ts';
 import type { TestV1 } from './helpers/v1.ts';
 
@@ -19,7 +18,7 @@ let service: TestV1;
 let counter = 0;
 
 /** Stores a fresh record (there is no create operation) and returns it as the service serves it. */
-function seedRecord(organizationId = 1): WebProtectionRecord {
+async function seedRecord(organizationId = 1): Promise<WebProtectionRecord> {
   counter++;
   const input = {
     organizationId,
@@ -29,7 +28,7 @@ function seedRecord(organizationId = 1): WebProtectionRecord {
     services: ['waf', 'cdn'],
     check: CHECK,
   };
-  const id = insertWebProtectionRecord(service.db, input);
+  const id = await service.store.insertWebProtectionRecord(input);
   const { organizationId: _, ...rest } = input;
   return {
     id,
@@ -51,7 +50,7 @@ afterAll(async () => {
 
 describe('edit (operation 5)', () => {
   it('with an empty body changes nothing and answers the whole record', async () => {
-    const record = seedRecord();
+    const record = await seedRecord();
     const response = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: {} });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ error: 0, messages: [], data: record });
@@ -61,7 +60,7 @@ describe('edit (operation 5)', () => {
   });
 
   it('changes only the fields present, one at a time and all together', async () => {
-    const record = seedRecord();
+    const record = await seedRecord();
     const steps: [Record<string, unknown>, Partial<WebProtectionRecord>][] = [
       [{ fqdn: 'shop.eu-west.example.org' }, { fqdn: 'shop.eu-west.example.org' }],
       [{ email: 'secops+waf@example.org' }, { email: 'secops+waf@example.org' }],
@@ -85,7 +84,7 @@ describe('edit (operation 5)', () => {
   });
 
   it('moves a record to another existing organization with an admin key', async () => {
-    const record = seedRecord(1);
+    const record = await seedRecord(1);
     const response = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.admin, body: { organization: 3 } });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ error: 0, messages: [], data: { ...record, organization: TEST_ORGANIZATIONS[2] } });
@@ -94,7 +93,7 @@ describe('edit (operation 5)', () => {
   });
 
   it('lets an organization key name its own organization but not move a record elsewhere (403)', async () => {
-    const record = seedRecord(1);
+    const record = await seedRecord(1);
     const same = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 1 } });
     expect(same.json).toEqual({ error: 0, messages: [], data: record });
     expectV1Failure(await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org1, body: { organization: 2 } }), 403, [
@@ -138,7 +137,7 @@ describe('edit (operation 5)', () => {
   ];
   for (const [field, value] of invalid) {
     it(`rejects ${field} = ${JSON.stringify(value).slice(0, 40)} with 400 and changes nothing`, async () => {
-      const record = seedRecord();
+      const record = await seedRecord();
       const response = await v1Request(service, 'PUT', path(record.id), { body: { [field]: value } });
       const expectedField = field === 'services' && Array.isArray(value) ? `services.${value.length - 1}` : field;
       expectV1Failure(response, 400, [{ code: 'validation_failed', field: expectedField }]);
@@ -148,14 +147,14 @@ describe('edit (operation 5)', () => {
   }
 
   it('rejects an organization that does not exist (400), with an admin key', async () => {
-    const record = seedRecord();
+    const record = await seedRecord();
     expectV1Failure(await v1Request(service, 'PUT', path(record.id), { body: { organization: 999 } }), 400, [
       { code: 'validation_failed', field: 'organization' },
     ]);
   });
 
   it('rejects unknown fields and lists every problem', async () => {
-    const record = seedRecord();
+    const record = await seedRecord();
     expectV1Failure(await v1Request(service, 'PUT', path(record.id), { body: { fqdn: 'ok.example.com', check: {} } }), 400, [
       { code: 'unknown_field', field: 'check' },
     ]);
@@ -176,9 +175,9 @@ describe('edit (operation 5)', () => {
   });
 
   it('is 404 for an unknown id (edit never creates) and for another organization\'s record', async () => {
-    const ofOrg2 = seedRecord(2);
+    const ofOrg2 = await seedRecord(2);
     expectV1Failure(await v1Request(service, 'PUT', path(987654), { body: { fqdn: 'new.example.com' } }), 404, [{ code: 'not_found' }]);
-    expect(service.db.prepare('SELECT count(*) AS n FROM web_protection_records WHERE id = 987654').get()).toEqual({ n: 0 });
+    expect(await service.store.getWebProtectionRecord(987654)).toBeUndefined();
     expectV1Failure(await v1Request(service, 'PUT', path(ofOrg2.id), { token: TEST_KEYS.org1, body: { fqdn: 'stolen.example.com' } }), 404, [
       { code: 'not_found' },
     ]);
@@ -195,7 +194,7 @@ describe('edit (operation 5)', () => {
 
 describe('delete (operation 6)', () => {
   it('removes the record and answers it as it was; a second delete or a later edit is 404', async () => {
-    const record = seedRecord(2);
+    const record = await seedRecord(2);
     const response = await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org2 });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ error: 0, messages: [], data: record });
@@ -204,7 +203,7 @@ describe('delete (operation 6)', () => {
   });
 
   it('is 404 for another organization\'s record (which stays) and 400 for a bad id', async () => {
-    const record = seedRecord(2);
+    const record = await seedRecord(2);
     expectV1Failure(await v1Request(service, 'DELETE', path(record.id), { token: TEST_KEYS.org1 }), 404, [{ code: 'not_found' }]);
     const still = await v1Request(service, 'PUT', path(record.id), { token: TEST_KEYS.org2, body: {} });
     expect(still.json.data).toEqual(record);

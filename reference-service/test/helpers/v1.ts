@@ -1,11 +1,50 @@
 // The suites' client of the service: the package's test harness (src/testing.ts), with every
 // response checked against the OpenAPI document, and the check of a failure envelope.
-import { expect } from 'vitest';
-import { v1Request as send, type V1RequestOptions, type V1Response } from '../../src/testing.ts';
+import { expect, inject } from 'vitest';
+import pg from 'pg';
+import { PostgresStore, startTestV1 as start, v1Request as send, type TestV1, type V1RequestOptions, type V1Response } from '../../src/testing.ts';
+import type { V1ServiceOptions } from '../../src/testing.ts';
 import { assertV1Response } from './openapi.ts';
 
+/** The store the suites run on: SQLite, or PostgreSQL under vitest.postgres.config.ts. */
+export const TEST_STORE: 'sqlite' | 'postgres' = process.env.V1_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+let databases = 0;
+
+/** An empty database on the run's PostgreSQL server (see postgres-setup.ts), as a URL. */
+export async function createTestDatabase(): Promise<string> {
+  const admin = new URL(inject('postgresAdminUrl'));
+  const name = `v1_${process.pid}_${++databases}`;
+  const client = new pg.Client({ connectionString: admin.href });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  admin.pathname = `/${name}`;
+  return admin.href;
+}
+
+/** The package's test service, on a database of its own on PostgreSQL when the suites run there. */
+export async function startTestV1(options: V1ServiceOptions = {}): Promise<TestV1> {
+  if (TEST_STORE === 'postgres' && options.database === undefined) options = { ...options, database: await createTestDatabase() };
+  return start(options);
+}
+
+/**
+ * Rows of one SQL statement run behind the service's back, written with `?` parameters (portable
+ * SQL only): on SQLite through its database, on PostgreSQL through the store's pool.
+ */
+export async function dbRows<T = Record<string, unknown>>(service: TestV1, sql: string, params: unknown[] = []): Promise<T[]> {
+  if (service.store instanceof PostgresStore) {
+    let n = 0;
+    return (await service.store.pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+  }
+  return service.db.prepare(sql).all(...params) as T[];
+}
+
 export {
-  startTestV1,
   TEST_API_KEYS,
   TEST_KEYS,
   TEST_ORGANIZATIONS,
