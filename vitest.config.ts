@@ -33,6 +33,8 @@ export default defineConfig({
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
       // The reference service's own suites, as its package runs them (`npm test` there).
       'reference-service/vitest.config.ts',
+      // The same suites with the service on PostgreSQL.
+      'reference-service/vitest.postgres.config.ts',
       { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'], globalSetup: ['test/system/setup.ts'], sequence: { groupOrder: 1 } } },
     ],
   },

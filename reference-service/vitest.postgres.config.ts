@@ -1,13 +1,15 @@
 import { defineConfig } from 'vitest/config';
+import { postgresAvailable } from './test/helpers/postgres.ts';
 
 // The package's HTTP suites once more with every service on PostgreSQL (Debian's server, started
-// once for the run on a free port in a temporary folder; a database of its own per service), and
-// the suites about running on PostgreSQL. Where the server is not installed the set-up fails,
-// unless the suites were skipped: see test/helpers/postgres.ts.
+// once for the run on a free port in a temporary folder; a database of its own per service).
+// Where the server is not installed the project runs nothing, with one line saying so, unless
+// REQUIRE_POSTGRES=1 makes that a failure (see test/helpers/postgres.ts).
+const available = postgresAvailable();
 export default defineConfig({
   test: {
     name: 'reference-service-postgres',
-    include: [
+    include: available ? [
       'test/auth.test.ts',
       'test/concurrency.test.ts',
       'test/devices.test.ts',
@@ -16,9 +18,10 @@ export default defineConfig({
       'test/traffic.test.ts',
       'test/traffic-export.test.ts',
       'test/web-protection.test.ts',
-    ],
+    ] : [],
+    passWithNoTests: true,
     env: { V1_TEST_STORE: 'postgres' },
-    globalSetup: ['test/helpers/postgres-setup.ts'],
+    globalSetup: available ? ['test/helpers/postgres-setup.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

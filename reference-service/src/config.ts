@@ -1,5 +1,6 @@
 import type { ApiKey } from './storage/keys.ts';
 import type { SeedSizes } from './seed/generate.ts';
+import { DatabaseSettingError, storeKind } from './storage/open-store.ts';
 
 /** How the reference service starts: from the environment (parseV1Config) or from a test. */
 export interface V1ServiceOptions {
@@ -7,7 +8,10 @@ export interface V1ServiceOptions {
   host?: string;
   /** Default 8080; 0 picks a free port. */
   port?: number;
-  /** SQLite file (its folder is created), or `:memory:`. Default `./data/v1.sqlite`. */
+  /**
+   * SQLite file (its folder is created), `:memory:`, or a postgres:// (postgresql://) URL for
+   * PostgreSQL. Default `./data/v1.sqlite`.
+   */
   database?: string;
   /** `V1_API_KEYS` syntax: `key=1,other=*`. */
   apiKeys?: string;
@@ -90,7 +94,15 @@ export function parseV1Config(env: Env): V1ServiceOptions {
   const port = integerSetting(env, 'V1_PORT', 0, 65535);
   if (port !== undefined) options.port = port;
   const database = setting(env, 'V1_DATABASE');
-  if (database !== undefined) options.database = database;
+  if (database !== undefined) {
+    try {
+      storeKind(database);
+    } catch (error) {
+      if (error instanceof DatabaseSettingError) throw new ConfigError(error.message);
+      throw error;
+    }
+    options.database = database;
+  }
   const apiKeys = setting(env, 'V1_API_KEYS');
   if (apiKeys !== undefined) {
     // Parsed here only to report a bad value before anything starts: the option is the text
