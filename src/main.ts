@@ -77,7 +77,7 @@ async function startEmbedded({ service, options: v1Options }: NonNullable<Settin
   } catch (error) {
     // A file system or SQLite error (it has a code) is about the database file the setting names.
     if (typeof (error as { code?: unknown }).code === 'string') {
-      fail(`V1_DATABASE: cannot use "${v1Options.database ?? './data/v1.sqlite'}": ${firstLine(error)}`);
+      fail(`V1_DATABASE: cannot use "${service.shownDatabase(v1Options.database ?? './data/v1.sqlite')}": ${firstLine(error)}`);
     }
     fail(`embedded v1 service failed to start: ${firstLine(error)}`);
   }
@@ -118,7 +118,10 @@ async function main(): Promise<void> {
   let demoKey: string | undefined = worker ? process.env[WORKER_DEMO_KEY] : undefined;
   if (reference) ({ embedded, demoKey } = await startEmbedded(reference));
   const upstreamUrl = config.upstreamUrl ?? embedded!.url;
-  const embeddedInfo = embedded || demoKey ? { database: v1Options?.database ?? './data/v1.sqlite', demoKey } : undefined;
+  const embeddedInfo =
+    embedded || demoKey
+      ? { database: reference ? reference.service.shownDatabase(v1Options?.database ?? './data/v1.sqlite') : './data/v1.sqlite', demoKey }
+      : undefined;
 
   if (config.workers > 1 && !worker) {
     runWorkers({

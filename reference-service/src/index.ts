@@ -5,4 +5,5 @@
 export { ConfigError, parseV1Config } from './config.ts';
 export { startV1Service, type V1Service, type V1ServiceOptions } from './server.ts';
 export type { ApiKey } from './storage/keys.ts';
+export { shownDatabase } from './storage/open-store.ts';
 export type { SeedSizes } from './seed/generate.ts';

@@ -3,14 +3,14 @@
 // started the way every suite starts one (port 0, in-memory SQLite, known keys and organizations).
 // Exported under the `source` condition only: it is never built, and a production process cannot
 // load it by mistake.
-import { insertOrganization } from './storage/organizations.ts';
-import type { Database } from './storage/database.ts';
 import type { OrganizationRef } from './records.ts';
 import { startV1Service, type V1Service, type V1ServiceOptions } from './server.ts';
 
 export * from './index.ts';
 export type * from './records.ts';
 export { openDatabase, type Database } from './storage/database.ts';
+export type { V1Store } from './storage/store.ts';
+export { PostgresStore } from './postgres/store.ts';
 export { getOrganization, insertOrganization } from './storage/organizations.ts';
 export { insertFramework } from './storage/frameworks.ts';
 export { getWebProtectionRecord, insertWebProtectionRecord, listWebProtectionRecords } from './storage/web-protection.ts';
@@ -36,19 +36,13 @@ export const TEST_ORGANIZATIONS: readonly OrganizationRef[] = [
   { id: 3, name: 'Fabrikam Energy', logo: 'https://logos.example.com/fabrikam.png' },
 ];
 
-function insertOrganizations(db: Database, organizations: readonly OrganizationRef[] = TEST_ORGANIZATIONS): void {
-  db.transaction(() => {
-    for (const organization of organizations) insertOrganization(db, organization);
-  })();
-}
-
 export interface TestV1 extends V1Service {
   /** Every line the service logged. */
   logs: string[];
 }
 
 /**
- * A service on port 0 with `:memory:` unless `database` is given, the TEST_KEYS, and
+ * A service on port 0 with `:memory:` unless `database` is given (a SQLite path or a postgres:// URL), the TEST_KEYS, and
  * `seed: 'none'` plus TEST_ORGANIZATIONS unless `seed: 'demo'` is asked for (then the demo
  * organizations, with small seed sizes unless given).
  */
@@ -68,8 +62,8 @@ export async function startTestV1(options: V1ServiceOptions = {}): Promise<TestV
       options.logger?.(line);
     },
   });
-  if (seed === 'none' && (service.db.prepare('SELECT count(*) AS n FROM organizations').get() as { n: number }).n === 0) {
-    insertOrganizations(service.db);
+  if (seed === 'none' && !(await service.store.organizationExists(TEST_ORGANIZATIONS[0]!.id))) {
+    for (const organization of TEST_ORGANIZATIONS) await service.store.insertOrganization(organization);
   }
   return Object.assign(service, { logs });
 }

@@ -164,7 +164,13 @@ export async function openPostgresStore(database: string, { log, settingError }:
     } catch (error) {
       throw settingError(describeConnectError(error, url));
     }
-    const applied = await migrate(pool);
+    let applied: string[];
+    try {
+      applied = await migrate(pool);
+    } catch (error) {
+      // A missing privilege, a server without pg_trgm: about the database the setting names.
+      throw settingError(`cannot migrate the schema: ${describeConnectError(error, url)}`);
+    }
     if (applied.length > 0) log(`v1: migrated the PostgreSQL schema: ${applied.join(', ')}`);
   } catch (error) {
     await store.close().catch(() => {});

@@ -24,6 +24,18 @@ export function storeKind(database: string): 'sqlite' | 'postgres' {
   throw new DatabaseSettingError(`the scheme "${scheme}" is not supported: give a SQLite file path, :memory:, or a postgres:// URL`);
 }
 
+/** V1_DATABASE as it may be shown (a banner, a log line): a URL's password replaced by `***`. */
+export function shownDatabase(database: string): string {
+  if (!URL_SCHEME.test(database)) return database;
+  try {
+    const url = new URL(database);
+    if (url.password) url.password = '***';
+    return url.href;
+  } catch {
+    return `${database.slice(0, database.indexOf('://') + 3)}…`;
+  }
+}
+
 export interface OpenStoreOptions {
   log: (line: string) => void;
 }

@@ -25,6 +25,7 @@ import type { V1Store } from './store.ts';
 import { exportChunks } from './traffic-export.ts';
 import type { ExportFormat } from './traffic-export.ts';
 import { insertTraffic, listTraffic } from './traffic.ts';
+import { analyzeAfterBulkLoad, bulkInsertTraffic } from './traffic-bulk.ts';
 import type { NewTrafficEntry, TrafficFilter, TrafficOrder } from './traffic.ts';
 import {
   deleteWebProtectionRecord,
@@ -122,6 +123,11 @@ export class SqliteStore implements V1Store {
     this.db.transaction(() => {
       for (const entry of entries) insertTraffic(this.db, entry);
     })();
+  }
+  async bulkInsertTraffic(entries: Iterable<NewTrafficEntry>) {
+    const n = bulkInsertTraffic(this.db, entries);
+    analyzeAfterBulkLoad(this.db);
+    return n;
   }
   async listTraffic(filter: TrafficFilter, order: TrafficOrder, page: { limit: number; offset: number }) {
     return listTraffic(this.db, filter, order, page);

@@ -55,6 +55,8 @@ export interface V1Store {
   insertTraffic(entry: NewTrafficEntry): Promise<number>;
   /** Appends entries in one transaction (the simulator's batch). */
   appendTraffic(entries: readonly NewTrafficEntry[]): Promise<void>;
+  /** Many entries into an empty traffic table, much faster than one by one (test and bench set-up). */
+  bulkInsertTraffic(entries: Iterable<NewTrafficEntry>): Promise<number>;
   listTraffic(
     filter: TrafficFilter,
     order: TrafficOrder,
