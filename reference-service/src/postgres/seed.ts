@@ -24,6 +24,8 @@ export async function seedDemo(pool: pg.Pool, sizes: Partial<SeedSizes>): Promis
   const seeded = await inTransaction(pool, async (client) => {
     // Waiting for another process's seeding, and the seeding itself, are not slow queries.
     await client.query('SET LOCAL statement_timeout = 0');
+    // Generating a batch of entries between two statements is not a forgotten transaction.
+    await client.query('SET LOCAL idle_in_transaction_session_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
     if ((await countOrganizations(client)) > 0) return false;
     for (const organization of data.organizations) await insertOrganization(client, organization);
