@@ -2,9 +2,12 @@
 // export through a server-side cursor, and the bulk load of the seeding.
 //
 // The search gives exactly the SQLite store's matches: the same lower-cased search_text (see
-// storage/traffic-search.ts), and every term a `LIKE '%term%'` on it, which the trigram index
-// answers (it finds the candidates holding the term's trigrams and rechecks each one, so the
-// matches are exactly the substring matches, also for terms too short for trigrams).
+// storage/traffic-search.ts), and every term checked with strpos() on it. The trigram index only
+// narrows: it is asked, through `LIKE '%run%'`, for the entries holding every run of three or more
+// ASCII letters and digits found in the terms. Such a run lies inside one of pg_trgm's words
+// whatever the database's locale, so its trigrams are unpadded and the index finds every entry
+// holding it; the padded trigrams of short words between dots and dashes (" 0 " in an address)
+// are in most entries, and asking for them would cost more than it narrows.
 import type pg from 'pg';
 import type { TrafficLogEntry } from '../records.ts';
 import { CHUNK_CHARS, CSV_HEADER } from '../storage/traffic-export.ts';
@@ -44,9 +47,11 @@ interface Plan {
   empty: boolean;
 }
 
-/** A LIKE pattern matching `term` anywhere, its wildcard and escape characters taken literally. */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The runs of the terms the index is asked for (see the top of this file). */
+function indexedRuns(terms: readonly string[]): string[] {
+  const runs = new Set(terms.flatMap((term) => term.match(/[a-z0-9]{3,}/g) ?? []));
+  // A run inside another adds nothing the longer one does not ask for.
+  return [...runs].filter((run) => ![...runs].some((other) => other !== run && other.includes(run)));
 }
 
 function plan(filter: TrafficFilter, order: TrafficOrder): Plan {
@@ -58,9 +63,14 @@ function plan(filter: TrafficFilter, order: TrafficOrder): Plan {
     params.push(actions);
     conditions.push(`t.action = ANY($${params.length}::text[])`);
   }
-  for (const term of terms) {
-    params.push(containsPattern(term));
+  for (const run of indexedRuns(terms)) {
+    params.push(`%${run}%`);
     conditions.push(`t.search_text LIKE $${params.length}`);
+  }
+  for (const term of terms) {
+    if (term.includes('\0')) continue;
+    params.push(term);
+    conditions.push(`strpos(t.search_text, $${params.length}) > 0`);
   }
   const direction = order.descending ? 'DESC' : 'ASC';
   // The field is one of TRAFFIC_ORDER_FIELDS (checked by the route), each a column of its name.
@@ -111,9 +121,19 @@ export async function listTraffic(
 ): Promise<{ total: number; data: TrafficLogEntry[] }> {
   const p = plan(filter, order);
   if (p.empty) return { total: 0, data: [] };
+  const n = p.params.length;
+  if (p.searched) {
+    // The matches are found once for both: the page, and their number alongside each row.
+    const { rows } = await client.query<EntryRow & { total: number }>(
+      `SELECT ${COLUMNS}, count(*) OVER () AS total ${p.body} ORDER BY ${p.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...p.params, page.limit, page.offset],
+    );
+    // A page past the end has no row to carry the number.
+    const total = rows[0]?.total ?? (await count(client, filter, p));
+    return { total, data: rows.map(({ total: _, ...row }) => ({ ...row, extra: JSON.parse(row.extra) as Record<string, string> })) };
+  }
   const total = await count(client, filter, p);
   if (page.offset >= total) return { total, data: [] };
-  const n = p.params.length;
   const { rows } = await client.query<EntryRow>(`SELECT ${COLUMNS} ${p.body} ORDER BY ${p.orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`, [
     ...p.params,
     page.limit,
