@@ -41,7 +41,12 @@ export async function dbRows<T = Record<string, unknown>>(service: TestV1, sql: 
     let n = 0;
     return (await service.store.pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
   }
-  return service.db.prepare(sql).all(...params) as T[];
+  const statement = service.db.prepare(sql);
+  if (!statement.reader) {
+    statement.run(...params);
+    return [];
+  }
+  return statement.all(...params) as T[];
 }
 
 export {
