@@ -104,6 +104,15 @@ describe.skipIf(!available)('the two stores answer alike', () => {
     await same('GET', '/api/v1/atb/1/traffic?export=xml');
   });
 
+  it('web protection records, listed and one by one (the read extensions)', async () => {
+    for (const order of ['id', '-id', 'fqdn', '-fqdn']) {
+      await same('GET', `/api/v1/cloud-defender?order=${order}`);
+      await same('GET', `/api/v1/cloud-defender?order=${order}&limit=3&offset=2`, { token: TEST_KEYS.org1 });
+    }
+    for (const id of [1, 2, 5, 999]) await same('GET', `/api/v1/cloud-defender/${id}`, { token: TEST_KEYS.org2 });
+    await same('GET', '/api/v1/cloud-defender?limit=501');
+  });
+
   it('the same edits answer the same, and leave the same lists', async () => {
     const controls = [
       { id: 'A.1', type: 'policy', title: 'One', weight: 1, details: { k: 'v' }, frequency: '0 9 * * 1', description: 'd', evidence_type: 'document' },
@@ -118,5 +127,6 @@ describe.skipIf(!available)('the two stores answer alike', () => {
     await same('PUT', '/api/v1/cloud-defender/2', { body: { organization: 99 } });
     await same('DELETE', '/api/v1/cloud-defender/3');
     await same('PUT', '/api/v1/cloud-defender/3', { body: {} });
+    await same('GET', '/api/v1/cloud-defender?order=-fqdn');
   });
 });

@@ -219,12 +219,12 @@ describe('read extensions (E1 list, E2 one record)', () => {
 
   beforeAll(async () => {
     reads = await startTestV1();
-    fqdns.forEach((fqdn, i) => {
+    for (const [i, fqdn] of fqdns.entries()) {
       const organizationId = [1, 2, 1, 1, 3, 2, 1][i]!;
       const input = { organizationId, email: `r${i}@example.com`, fqdn, endpoint: `198.51.100.${i + 1}`, services: ['waf'], check: CHECK };
-      const id = insertWebProtectionRecord(reads.db, input);
+      const id = await reads.store.insertWebProtectionRecord(input);
       stored.push({ id, organization: TEST_ORGANIZATIONS[organizationId - 1]!, email: input.email, fqdn, check: CHECK, endpoint: input.endpoint, services: ['waf'] });
-    });
+    }
   });
   afterAll(async () => {
     await reads?.close();
@@ -282,7 +282,7 @@ describe('read extensions (E1 list, E2 one record)', () => {
   });
 
   it('reads what an edit wrote and stops seeing what a delete removed', async () => {
-    const id = insertWebProtectionRecord(reads.db, { organizationId: 3, email: 'x@example.com', fqdn: 'x.example.com', endpoint: '192.0.2.9', services: [], check: CHECK });
+    const id = await reads.store.insertWebProtectionRecord({ organizationId: 3, email: 'x@example.com', fqdn: 'x.example.com', endpoint: '192.0.2.9', services: [], check: CHECK });
     await v1Request(reads, 'PUT', path(id), { body: { fqdn: 'edited.example.com' } });
     expect((await v1Request(reads, 'GET', path(id))).json.data.fqdn).toBe('edited.example.com');
     expect((await list('')).json.total).toBe(8);
