@@ -112,7 +112,7 @@ describe('boundaries between the gateway and the reference service', () => {
     expect(FILES.filter((file) => half(file) === 'gateway').length).toBeGreaterThan(10);
     expect(FILES.filter((file) => half(file) === 'reference').length).toBeGreaterThan(10);
     expect(IMPORTS.get(join(SRC, 'gateway/server.ts'))).toContain(join(SRC, 'gateway/config.ts'));
-    expect(IMPORTS.get(join(PACKAGE_SRC, 'server.ts'))).toContain(join(PACKAGE_SRC, 'seed/index.ts'));
+    expect(IMPORTS.get(join(PACKAGE_SRC, 'server.ts'))).toContain(join(PACKAGE_SRC, 'storage/open-store.ts'));
     // The package's name leads to its public entry's source.
     expect(IMPORTS.get(MAIN)).toEqual(expect.arrayContaining([join(SRC, 'gateway/server.ts'), join(PACKAGE_SRC, 'index.ts')]));
   });
