@@ -22,7 +22,8 @@ export default defineConfig({
     passWithNoTests: true,
     env: { V1_TEST_STORE: 'postgres' },
     globalSetup: available ? ['test/helpers/postgres-setup.ts'] : [],
-    testTimeout: 30_000,
+    // Setting up tens of thousands of entries goes through a server: more room than on SQLite.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
   },
