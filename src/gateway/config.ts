@@ -4,6 +4,8 @@ import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.t
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
+import { CredentialsError, readCredentials } from './identity/credentials.ts';
+import { identitySettings, IdentitySettingError, type IdentitySettings } from './identity/settings.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
 
@@ -78,6 +80,8 @@ export interface GatewayConfig {
   metricsPort?: number | undefined;
   /** METRICS_TOKEN: /metrics asks `Authorization: Bearer <token>`; unset: open. */
   metricsToken?: string | undefined;
+  /** AUTH_MODE, OIDC_ISSUER, OIDC_AUDIENCE, OIDC_ORGANIZATION_CLAIM, OIDC_SCOPE_CLAIM, UPSTREAM_CREDENTIALS. */
+  identity: IdentitySettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -186,6 +190,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...replicaSettings(env),
     mcp: mcpSetting(env),
     ...metricsSettings(env),
+    identity: identitySetting(env),
   };
 }
 
@@ -208,6 +213,18 @@ function metricsSettings(env: Env): Pick<GatewayConfig, 'metricsPort' | 'metrics
   // Never echoed: it is a secret.
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN: expected at least 16 characters without spaces');
   return { metricsPort: port, metricsToken: token };
+}
+
+function identitySetting(env: Env): IdentitySettings {
+  try {
+    const settings = identitySettings(env);
+    // The file is checked here too, so that a bad one stops the start before anything listens.
+    if (settings.oidc) readCredentials(settings.oidc.credentialsFile);
+    return settings;
+  } catch (error) {
+    if (error instanceof IdentitySettingError || error instanceof CredentialsError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {

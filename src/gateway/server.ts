@@ -38,6 +38,7 @@ import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
+import type { Caller } from './identity/caller.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
@@ -45,6 +46,9 @@ import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
+import { credentialOfHeaders, identityFor, IdentitySetupError } from './identity/index.ts';
+import { auditLog } from './identity/audit.ts';
+import { ConfigError } from './config.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -72,6 +76,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let port = options.port;
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
+  // Who each request is for (AUTH_MODE): before anything else, so a bad credentials file stops the start.
+  let identity: ReturnType<typeof identityFor>;
+  try {
+    identity = identityFor(options.identity, logger, metrics.registry);
+  } catch (error) {
+    if (error instanceof IdentitySetupError) throw new ConfigError(error.message);
+    throw error;
+  }
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
@@ -173,6 +185,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxSubscriptionsPerConnection: options.tail.maxSubscriptionsPerConnection,
     maxConnectionsPerKey: options.tail.maxConnectionsPerKey,
     createContext,
+    authenticate: identity.authenticate,
+    current: identity.current,
     originOf,
     formatError,
     logger,
@@ -187,7 +201,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
   const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
-  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, logger });
+  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
@@ -201,6 +215,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
+    // Who the request is for, before any other work: no credential, or one refused, is answered here.
+    // A browser's GET for the landing page is the one request that needs none.
+    const landing = options.landingPage && req.method === 'GET' && /\btext\/html\b/i.test(req.headers.accept ?? '');
+    let caller: Caller | undefined;
+    if (!landing) {
+      const authentication = await identity.authenticate(credentialOfHeaders(req.headers));
+      if (!authentication.ok) {
+        const { status, code, message, headers } = authentication.refusal;
+        return refuse(res, requestId, trace, { status, answer: { errors: [{ message, extensions: { code } }] }, headers });
+      }
+      caller = authentication.caller;
+      if (caller.user) trace?.identify(caller.user.sub);
+    }
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readGraphQLBody(req, options);
@@ -224,7 +251,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished) abort.abort();
     });
     await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, () =>
-      createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
+      createContext({
+        requestId,
+        apiKey: caller?.apiKey ?? null,
+        ...(caller ? { caller } : {}),
+        ...(caller && identity.mode !== 'key' ? { audit: auditLog(logger, requestId, caller) } : {}),
+        signal: abort.signal,
+        origin: originOf(req),
+        ...(trace ? { trace } : {}),
+      }),
     );
   }
 
@@ -292,6 +327,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await tracing?.shutdown().catch(() => {});
       await shared.close();
       await operator.close();
+      identity.close();
     },
   };
 }

@@ -44,6 +44,11 @@ export type Scalars = {
    * `3f6c2a9e-8d41-4b7a-9c0e-5a1d2b3c4d5e`.
    */
   UUID: { input: string; output: string; }
+  /**
+   * Apollo Federation's scope names, as `@requiresScopes` takes them: an OAuth scope such as
+   * `frameworks:read`.
+   */
+  federation__Scope: { input: string; output: string; }
 };
 
 /** The requests a protection device handled in one time bucket, for charts. */
@@ -1230,6 +1235,7 @@ export type ResolversTypes = {
   WebProtectionRecordEdge: ResolverTypeWrapper<Omit<WebProtectionRecordEdge, 'node'> & { node: ResolversTypes['WebProtectionRecord'] }>;
   WebProtectionRecordInput: WebProtectionRecordInput;
   WebStat: ResolverTypeWrapper<WebStat>;
+  federation__Scope: ResolverTypeWrapper<Scalars['federation__Scope']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1286,7 +1292,14 @@ export type ResolversParentTypes = {
   WebProtectionRecordEdge: Omit<WebProtectionRecordEdge, 'node'> & { node: ResolversParentTypes['WebProtectionRecord'] };
   WebProtectionRecordInput: WebProtectionRecordInput;
   WebStat: WebStat;
+  federation__Scope: Scalars['federation__Scope']['output'];
 };
+
+export type RequiresScopesDirectiveArgs = {
+  scopes: Array<Array<Scalars['federation__Scope']['input']>>;
+};
+
+export type RequiresScopesDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = RequiresScopesDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ChartBucketResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChartBucket'] = ResolversParentTypes['ChartBucket']> = {
   bucketEnd?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1541,6 +1554,10 @@ export type WebStatResolvers<ContextType = GatewayContext, ParentType extends Re
   wafProtection?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
+export interface Federation__ScopeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['federation__Scope'], any> {
+  name: 'federation__Scope';
+}
+
 export type Resolvers<ContextType = GatewayContext> = {
   ChartBucket?: ChartBucketResolvers<ContextType>;
   Control?: ControlResolvers<ContextType>;
@@ -1582,5 +1599,9 @@ export type Resolvers<ContextType = GatewayContext> = {
   WebProtectionRecordConnection?: WebProtectionRecordConnectionResolvers<ContextType>;
   WebProtectionRecordEdge?: WebProtectionRecordEdgeResolvers<ContextType>;
   WebStat?: WebStatResolvers<ContextType>;
+  federation__Scope?: GraphQLScalarType;
 };
 
+export type DirectiveResolvers<ContextType = GatewayContext> = {
+  requiresScopes?: RequiresScopesDirectiveResolver<any, any, ContextType>;
+};
