@@ -47,7 +47,9 @@ const NO_CREDENTIAL: Record<AuthMode, string> = {
 
 function unauthenticated(message: string, error?: string): IdentityRefusal {
   // RFC 6750: a request with no credential gets the bare challenge; a refused token, its error.
-  const challenge = error === undefined ? 'Bearer' : `Bearer error="${error}", error_description="${message.replace(/["\\]/g, '')}"`;
+  // A header value is printable ASCII: the description keeps only that of the message.
+  const description = message.replace(/[’‘]/g, "'").replace(/[^\x20-\x7e]|["\\]/g, '');
+  const challenge = error === undefined ? 'Bearer' : `Bearer error="${error}", error_description="${description}"`;
   return { status: 401, code: 'UNAUTHENTICATED', message, headers: { 'www-authenticate': challenge }, closeCode: 4401 };
 }
 
