@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { V1ServiceOptions } from 'reference-service/testing';
 import { parseGatewayConfig, type GatewayConfig } from '../../src/gateway/config.ts';
 import { postGraphQL, startStack, TEST_KEYS, type GraphQLResponse, type Stack } from './gateway.ts';
 import { startIdentityProvider, type IdentityProviderOptions, type TestIdentityProvider } from './identity-provider.ts';
@@ -35,7 +36,15 @@ export function writeCredentials(file: string, organizations: Record<string, str
 }
 
 export async function startSignedInStack(
-  options: { mode?: 'oidc' | 'both'; env?: Record<string, string>; gateway?: Partial<GatewayConfig>; idp?: IdentityProviderOptions; idpInstance?: TestIdentityProvider } = {},
+  options: {
+    mode?: 'oidc' | 'both';
+    env?: Record<string, string>;
+    gateway?: Partial<GatewayConfig>;
+    v1?: V1ServiceOptions;
+    idp?: IdentityProviderOptions;
+    /** A provider the caller owns (and closes). */
+    idpInstance?: TestIdentityProvider;
+  } = {},
 ): Promise<SignedInStack> {
   const idp = options.idpInstance ?? (await startIdentityProvider({ machines: Object.values(MACHINES).map((machine) => ({ ...machine })), ...options.idp }));
   const folder = mkdtempSync(join(tmpdir(), 'gateway-identity-'));
@@ -48,7 +57,7 @@ export async function startSignedInStack(
     UPSTREAM_CREDENTIALS: credentialsFile,
     ...options.env,
   });
-  const stack = await startStack({ gateway: { ...config, ...options.gateway }, key: null });
+  const stack = await startStack({ gateway: { ...config, ...options.gateway }, key: null, ...(options.v1 ? { v1: options.v1 } : {}) });
   return {
     ...stack,
     idp,

@@ -242,7 +242,7 @@ describe('AUTH_MODE=both', () => {
 });
 
 describe('the identity provider', () => {
-  it('rotates its keys without a restart, and a flood of unknown kids makes one fetch at most', { timeout: 90_000 }, async () => {
+  it('rotates its keys without a restart, and a flood of unknown kids makes one fetch at most', { timeout: 180_000 }, async () => {
     const own = await startSignedInStack();
     try {
       // The gateway fetched the keys at start; a kid it lacks makes a fetch once 30 s have passed.
