@@ -216,8 +216,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
     // Who the request is for, before any other work: no credential, or one refused, is answered here.
-    // A browser's GET for the landing page is the one request that needs none.
-    const landing = options.landingPage && req.method === 'GET' && /\btext\/html\b/i.test(req.headers.accept ?? '');
+    // A browser's GET for the landing page is the one request that needs none (a browser's
+    // navigation asks for text/html first; Apollo answers it with the page, never an operation).
+    const landing = options.landingPage && req.method === 'GET' && /^\s*text\/html\b/i.test(req.headers.accept ?? '');
     let caller: Caller | undefined;
     if (!landing) {
       const authentication = await identity.authenticate(credentialOfHeaders(req.headers));
