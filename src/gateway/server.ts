@@ -38,7 +38,6 @@ import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
 import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
-import type { Caller } from './identity/caller.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
@@ -46,9 +45,8 @@ import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
-import { credentialOfHeaders, identityFor, IdentitySetupError } from './identity/index.ts';
-import { auditLog } from './identity/audit.ts';
-import { ConfigError } from './config.ts';
+import { identityFor } from './identity/index.ts';
+import { contextIdentity, requestIdentity } from './identity/http.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -77,13 +75,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
   // Who each request is for (AUTH_MODE): before anything else, so a bad credentials file stops the start.
-  let identity: ReturnType<typeof identityFor>;
-  try {
-    identity = identityFor(options.identity, logger, metrics.registry);
-  } catch (error) {
-    if (error instanceof IdentitySetupError) throw new ConfigError(error.message);
-    throw error;
-  }
+  const identity = identityFor(options.identity, logger, metrics.registry);
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
@@ -216,19 +208,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
     // Who the request is for, before any other work: no credential, or one refused, is answered here.
-    // A browser's GET for the landing page is the one request that needs none (a browser's
-    // navigation asks for text/html first; Apollo answers it with the page, never an operation).
-    const landing = options.landingPage && req.method === 'GET' && /^\s*text\/html\b/i.test(req.headers.accept ?? '');
-    let caller: Caller | undefined;
-    if (!landing) {
-      const authentication = await identity.authenticate(credentialOfHeaders(req.headers));
-      if (!authentication.ok) {
-        const { status, code, message, headers } = authentication.refusal;
-        return refuse(res, requestId, trace, { status, answer: { errors: [{ message, extensions: { code } }] }, headers });
-      }
-      caller = authentication.caller;
-      if (caller.user) trace?.identify(caller.user.sub);
-    }
+    const who = await requestIdentity(identity, req, options.landingPage);
+    if (!who.ok) return refuse(res, requestId, trace, who);
+    if (who.caller?.user) trace?.identify(who.caller.user.sub);
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readGraphQLBody(req, options);
@@ -252,15 +234,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished) abort.abort();
     });
     await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, () =>
-      createContext({
-        requestId,
-        apiKey: caller?.apiKey ?? null,
-        ...(caller ? { caller } : {}),
-        ...(caller && identity.mode !== 'key' ? { audit: auditLog(logger, requestId, caller) } : {}),
-        signal: abort.signal,
-        origin: originOf(req),
-        ...(trace ? { trace } : {}),
-      }),
+      createContext({ requestId, ...contextIdentity(identity, logger, requestId, who.caller), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
     );
   }
 

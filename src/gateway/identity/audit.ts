@@ -55,7 +55,7 @@ export function audited<TSource, TContext extends { audit?: AuditLog }, TArgs>(
   operation: string,
   resolve: GraphQLFieldResolver<TSource, TContext, TArgs>,
 ): GraphQLFieldResolver<TSource, TContext, TArgs> {
-  return async (source, args, context, info) => {
+  const audit: GraphQLFieldResolver<TSource, TContext, TArgs> = async (source, args, context, info) => {
     const targets = targetsOf(args as Record<string, unknown>);
     try {
       const result = await resolve(source, args, context, info);
@@ -69,4 +69,5 @@ export function audited<TSource, TContext extends { audit?: AuditLog }, TArgs>(
       throw error;
     }
   };
+  return Object.defineProperty(audit, 'name', { value: resolve.name });
 }

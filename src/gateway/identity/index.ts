@@ -4,6 +4,7 @@
 // an upstream key that only the gateway holds (UPSTREAM_CREDENTIALS). `both`: a bearer value that
 // is a JWT is a token, anything else a key. In every mode, no credential at all is refused here.
 import type { Logger } from 'pino';
+import { ConfigError } from '../config.ts';
 import { Counter, type Registry } from 'prom-client';
 import { keyCaller, userCaller, type Caller, type SignedInUser } from './caller.ts';
 import type { Credential } from './credential.ts';
@@ -92,7 +93,8 @@ export function identityFor(settings: IdentitySettings, logger: Logger, registry
   try {
     credentials = new UpstreamCredentials(oidc.credentialsFile);
   } catch (error) {
-    if (error instanceof CredentialsError) throw new IdentitySetupError(error.message);
+    // A bad file stops the start with one line naming it (the command prints a ConfigError so).
+    if (error instanceof CredentialsError) throw new ConfigError(error.message);
     throw error;
   }
   const fetches = new Counter({
@@ -173,9 +175,4 @@ export function identityFor(settings: IdentitySettings, logger: Logger, registry
       process.off('SIGHUP', onHangUp);
     },
   };
-}
-
-/** The identity settings cannot be used (a bad UPSTREAM_CREDENTIALS file): one line naming it. */
-export class IdentitySetupError extends Error {
-  override name = 'IdentitySetupError';
 }

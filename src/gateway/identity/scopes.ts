@@ -69,9 +69,11 @@ export function guarded<TSource, TContext extends AuthorizedContext, TArgs>(
   resolve: GraphQLFieldResolver<TSource, TContext, TArgs>,
   required: string[][] | undefined,
 ): GraphQLFieldResolver<TSource, TContext, TArgs> {
-  return (source, args, context, info) => {
+  const guard: GraphQLFieldResolver<TSource, TContext, TArgs> = (source, args, context, info) => {
     const refused = refusalFor(context.caller, required, args as Record<string, unknown>);
     if (refused) throw refused;
     return resolve(source, args, context, info);
   };
+  // The resolver's own name, for stack traces and for whoever looks at the schema's resolvers.
+  return Object.defineProperty(guard, 'name', { value: resolve.name });
 }
