@@ -3,7 +3,6 @@
 // file only turns node's request into Apollo's and back, and owns the server's lifecycle.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { Logger } from 'pino';
@@ -45,8 +44,8 @@ import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
-import { identityFor } from './identity/index.ts';
-import { contextIdentity, requestIdentity } from './identity/http.ts';
+import { contextIdentity, identityFor, requestIdentity } from './identity/index.ts';
+import { listen } from './http/listen.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -74,8 +73,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let port = options.port;
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
-  // Who each request is for (AUTH_MODE): before anything else, so a bad credentials file stops the start.
-  const identity = identityFor(options.identity, logger, metrics.registry);
+  const identity = identityFor(options.identity, logger, metrics.registry); // AUTH_MODE; a bad credentials file stops the start
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
@@ -177,8 +175,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxSubscriptionsPerConnection: options.tail.maxSubscriptionsPerConnection,
     maxConnectionsPerKey: options.tail.maxConnectionsPerKey,
     createContext,
-    authenticate: identity.authenticate,
-    current: identity.current,
+    identity,
     originOf,
     formatError,
     logger,
@@ -207,10 +204,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
-    // Who the request is for, before any other work: no credential, or one refused, is answered here.
-    const who = await requestIdentity(identity, req, options.landingPage);
+    const who = await requestIdentity(identity, req, options.landingPage, trace); // before any other work
     if (!who.ok) return refuse(res, requestId, trace, who);
-    if (who.caller?.user) trace?.identify(who.caller.user.sub);
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readGraphQLBody(req, options);
@@ -265,14 +260,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(options.port, options.host, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
-  port = (httpServer.address() as AddressInfo).port;
+  port = await listen(httpServer, options.port, options.host);
   // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
   // serves anyway: the upstream may come up later, and /readyz tells when it does).
   const upstreamChecked = Promise.all([

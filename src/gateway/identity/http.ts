@@ -16,9 +16,16 @@ export type RequestIdentity =
  * request that needs no credential (a navigation asks for text/html first; Apollo answers it with
  * the page, never an operation): its caller is undefined.
  */
-export async function requestIdentity(identity: Identity, req: IncomingMessage, landingPage: boolean): Promise<RequestIdentity> {
+export async function requestIdentity(
+  identity: Identity,
+  req: IncomingMessage,
+  landingPage: boolean,
+  /** With tracing on: the request's span, which gets the user's `sub` (and nothing else of the token). */
+  trace?: { identify(sub: string): void },
+): Promise<RequestIdentity> {
   if (landingPage && req.method === 'GET' && /^\s*text\/html\b/i.test(req.headers.accept ?? '')) return { ok: true, caller: undefined };
   const authentication = await identity.authenticate(credentialOfHeaders(req.headers));
+  if (authentication.ok && authentication.caller.user) trace?.identify(authentication.caller.user.sub);
   if (authentication.ok) return { ok: true, caller: authentication.caller };
   const { status, code, message, headers } = authentication.refusal;
   return { ok: false, status, answer: { errors: [{ message, extensions: { code } }] }, headers };

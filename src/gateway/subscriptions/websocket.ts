@@ -46,10 +46,14 @@ export interface SubscriptionServerOptions<TContext> {
   maxSubscriptionsPerConnection: number;
   maxConnectionsPerKey: number;
   createContext(input: SubscriptionContextInput): TContext;
-  /** Who a connection is for, from its `connection_init` credential (identity/). */
-  authenticate(credential: ReturnType<typeof credentialOfConnectionParams>): Promise<Authentication>;
-  /** The caller with the key the gateway holds for it now (keys are rotated on SIGHUP). */
-  current(caller: Caller): Authentication;
+  /**
+   * Who a connection is for, from its `connection_init` credential (identity/), and the key the
+   * gateway holds for it now (keys are rotated on SIGHUP).
+   */
+  identity: {
+    authenticate(credential: ReturnType<typeof credentialOfConnectionParams>): Promise<Authentication>;
+    current(caller: Caller): Authentication;
+  };
   originOf(req: IncomingMessage): string;
   formatError: FormatError;
   logger: Logger;
@@ -105,7 +109,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
       async onConnect(ctx) {
         const { socket } = ctx.extra;
         const credential = credentialOfConnectionParams(ctx.connectionParams);
-        const authentication = await options.authenticate(credential);
+        const authentication = await options.identity.authenticate(credential);
         if (!authentication.ok) {
           const { closeCode, message } = authentication.refusal;
           socket.close(
@@ -149,7 +153,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
           return [new GatewayError(message, { code: ErrorCode.TOO_MANY_SUBSCRIPTIONS })];
         }
         // The key the gateway holds for this caller now: a rotated key is used from the next subscription.
-        const current = options.current(connection.caller);
+        const current = options.identity.current(connection.caller);
         if (!current.ok) return [new GatewayError(current.refusal.message, { code: ErrorCode.FORBIDDEN })];
         const request = payload as SubscribeRequest;
         const checked = checkSubscription(options.rules, request);
