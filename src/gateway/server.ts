@@ -44,7 +44,8 @@ import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
-import { contextIdentity, identityFor, requestIdentity } from './identity/index.ts';
+import { identityFor } from './identity/index.ts';
+import { contextIdentity, requestIdentity } from './identity/http.ts';
 import { listen } from './http/listen.ts';
 
 export interface GatewayOptions extends GatewayConfig {

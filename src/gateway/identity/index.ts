@@ -16,7 +16,6 @@ import { checkToken, looksLikeJwt } from './tokens.ts';
 export type { Caller, SignedInUser } from './caller.ts';
 export { credentialOfConnectionParams, credentialOfHeaders } from './credential.ts';
 export type { AuthMode, IdentitySettings } from './settings.ts';
-export { contextIdentity, requestIdentity } from './http.ts';
 
 /** Why a credential is not taken, in the contract's codes, for HTTP and for a WebSocket. */
 export interface IdentityRefusal {
