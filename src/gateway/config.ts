@@ -4,14 +4,12 @@ import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.t
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
-import { CredentialsError, readCredentials } from './identity/credentials.ts';
-import { identitySettings, IdentitySettingError, type IdentitySettings } from './identity/settings.ts';
+import { ConfigError } from './config-error.ts';
+import { identitySettings, type IdentitySettings } from './identity/settings.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export interface GatewayConfig {
   host: string;
@@ -190,7 +188,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...replicaSettings(env),
     mcp: mcpSetting(env),
     ...metricsSettings(env),
-    identity: identitySetting(env),
+    identity: identitySettings(env),
   };
 }
 
@@ -213,18 +211,6 @@ function metricsSettings(env: Env): Pick<GatewayConfig, 'metricsPort' | 'metrics
   // Never echoed: it is a secret.
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN: expected at least 16 characters without spaces');
   return { metricsPort: port, metricsToken: token };
-}
-
-function identitySetting(env: Env): IdentitySettings {
-  try {
-    const settings = identitySettings(env);
-    // The file is checked here too, so that a bad one stops the start before anything listens.
-    if (settings.oidc) readCredentials(settings.oidc.credentialsFile);
-    return settings;
-  } catch (error) {
-    if (error instanceof IdentitySettingError || error instanceof CredentialsError) throw new ConfigError(error.message);
-    throw error;
-  }
 }
 
 function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {

@@ -4,7 +4,7 @@
 // an upstream key that only the gateway holds (UPSTREAM_CREDENTIALS). `both`: a bearer value that
 // is a JWT is a token, anything else a key. In every mode, no credential at all is refused here.
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 import { Counter, type Registry } from 'prom-client';
 import { keyCaller, userCaller, type Caller, type SignedInUser } from './caller.ts';
 import type { Credential } from './credential.ts';

@@ -1,7 +1,10 @@
 // Who may call the gateway and how (graphql.md, "Signed-in users"): AUTH_MODE, the provider's
 // issuer and audience, the claims that name a user's organization and scopes, and the file of
-// upstream keys the gateway acts with. Read from the environment by config.ts; a bad value is an
-// IdentitySettingError whose message is one line naming the setting.
+// upstream keys the gateway acts with. Read from the environment by config.ts; a bad value (or a
+// bad credentials file, checked here so that it stops the start before anything listens) is a
+// ConfigError whose message is one line naming the setting.
+import { ConfigError } from '../config-error.ts';
+import { CredentialsError, readCredentials } from './credentials.ts';
 export type AuthMode = 'key' | 'oidc' | 'both';
 
 export interface OidcSettings {
@@ -23,10 +26,6 @@ export interface IdentitySettings {
   oidc: OidcSettings | undefined;
 }
 
-export class IdentitySettingError extends Error {
-  override name = 'IdentitySettingError';
-}
-
 type Env = Record<string, string | undefined>;
 
 function read(env: Env, name: string): string | undefined {
@@ -39,25 +38,25 @@ const CLAIM_NAME = /^[\x21-\x7e]{1,200}$/;
 
 export function identitySettings(env: Env): IdentitySettings {
   const raw = read(env, 'AUTH_MODE')?.toLowerCase() ?? 'key';
-  if (!(MODES as readonly string[]).includes(raw)) throw new IdentitySettingError(`AUTH_MODE: expected key, oidc or both, got "${raw}"`);
+  if (!(MODES as readonly string[]).includes(raw)) throw new ConfigError(`AUTH_MODE: expected key, oidc or both, got "${raw}"`);
   const mode = raw as AuthMode;
   if (mode === 'key') return { mode, oidc: undefined };
   const required = (name: string, what: string): string => {
     const value = read(env, name);
-    if (value === undefined) throw new IdentitySettingError(`${name}: AUTH_MODE=${mode} needs ${what}`);
+    if (value === undefined) throw new ConfigError(`${name}: AUTH_MODE=${mode} needs ${what}`);
     return value;
   };
   const issuer = required('OIDC_ISSUER', 'the identity provider’s issuer URL, such as https://login.example.com/realms/acme');
   const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
   if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
-    throw new IdentitySettingError(`OIDC_ISSUER: expected an http(s) URL without credentials, query or fragment, got "${issuer}"`);
+    throw new ConfigError(`OIDC_ISSUER: expected an http(s) URL without credentials, query or fragment, got "${issuer}"`);
   }
   const claim = (name: string, fallback: string): string => {
     const value = read(env, name) ?? fallback;
-    if (!CLAIM_NAME.test(value)) throw new IdentitySettingError(`${name}: expected a claim name, got "${value}"`);
+    if (!CLAIM_NAME.test(value)) throw new ConfigError(`${name}: expected a claim name, got "${value}"`);
     return value;
   };
-  return {
+  const settings: IdentitySettings = {
     mode,
     oidc: {
       issuer,
@@ -67,4 +66,11 @@ export function identitySettings(env: Env): IdentitySettings {
       credentialsFile: required('UPSTREAM_CREDENTIALS', 'the JSON file of upstream keys, {"organizations": {"<id>": "<key>"}, "admin": "<key>"}'),
     },
   };
+  try {
+    readCredentials(settings.oidc!.credentialsFile);
+  } catch (error) {
+    if (error instanceof CredentialsError) throw new ConfigError(error.message);
+    throw error;
+  }
+  return settings;
 }
