@@ -6,7 +6,7 @@ import { isNotFound } from '../../errors.ts';
 import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
 import { createSecurityFramework, deleteSecurityFramework, updateSecurityFramework, type SecurityFrameworkBody } from './operations.ts';
 import { controlsOf } from './controls.ts';
-import type { WireSecurityFramework } from './wire.ts';
+import { ownedBy, type OwnedSecurityFramework } from './wire.ts';
 
 /** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
 function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
@@ -26,11 +26,11 @@ function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
   };
 }
 
-async function findFramework(
-  load: (organizationId: string) => Promise<WireSecurityFramework[]>,
+export async function findFramework(
+  load: (organizationId: string) => Promise<OwnedSecurityFramework[]>,
   organizationId: string,
   id: string,
-): Promise<WireSecurityFramework | null> {
+): Promise<OwnedSecurityFramework | null> {
   if (!isPositiveIntegerId(id)) return null;
   try {
     return (await load(organizationId)).find((framework) => String(framework.id) === id) ?? null;
@@ -77,13 +77,13 @@ export const securityFrameworkResolvers = {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
       const id = requirePositiveId(args.id, 'id');
       loaders.frameworksByOrganization.clear(organizationId);
-      return { securityFramework: await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input)) };
+      return { securityFramework: ownedBy(organizationId, await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input))) };
     },
     async deleteSecurityFramework(_parent, args, { upstream, loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
       const id = requirePositiveId(args.id, 'id');
       loaders.frameworksByOrganization.clear(organizationId);
-      return { securityFramework: await deleteSecurityFramework(upstream, organizationId, id) };
+      return { securityFramework: ownedBy(organizationId, await deleteSecurityFramework(upstream, organizationId, id)) };
     },
   },
   CreateSecurityFrameworkPayload: {
