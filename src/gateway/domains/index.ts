@@ -40,6 +40,11 @@ function wrapped(wrap: FieldWrapper): typeof resolvers {
   ) as typeof resolvers;
 }
 
+/** The resolver map, with `wrap` around each field's resolver when one is given. */
+export function domainResolvers(wrap?: FieldWrapper): typeof resolvers {
+  return wrap === undefined ? resolvers : wrapped(wrap);
+}
+
 let executable: GraphQLSchema | undefined;
 const wrappedExecutables = new Map<FieldWrapper, GraphQLSchema>();
 

@@ -1,0 +1,48 @@
+// How a router's representations become the gateway's records (`_entities`): each through the same
+// per-request loaders as the fields that find it, so that all the representations of one request
+// share their upstream calls as the lookups of one operation do: devices one search of the
+// id-ordered list (pages shared), frameworks one list call per organization.
+import type { GatewayContext } from '../context.ts';
+import { badUserInput, ErrorCode, GatewayError, unwrapResolverError } from '../errors.ts';
+import { findDevice } from '../domains/protection-devices/resolvers.ts';
+import { findFramework } from '../domains/security-frameworks/resolvers.ts';
+import { isPositiveIntegerId } from '../domains/common/arguments.ts';
+
+type Representation = Record<string, unknown>;
+
+/** A key field of a representation, as its ID's text. */
+function keyField(representation: Representation, field: string): string {
+  const value = representation[field];
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  throw badUserInput(`A ${String(representation['__typename'])} representation needs its key field "${field}" as an ID.`, 'representations');
+}
+
+/** What the key may not see is unknown to it: null in its place, as for a device of another organization. */
+function isForbidden(error: unknown): boolean {
+  const original = unwrapResolverError(error);
+  return original instanceof GatewayError && original.code === ErrorCode.FORBIDDEN;
+}
+
+/** `__resolveReference` of each resolvable entity: the record, or null when the key cannot find it. */
+export const entityResolvers = {
+  ProtectionDevice: {
+    // Async, as every one here: a bad representation fails its own place in the list, not the list.
+    async __resolveReference(representation: Representation, { loaders }: GatewayContext) {
+      return findDevice(loaders, keyField(representation, 'id'), 'representations');
+    },
+  },
+  SecurityFramework: {
+    async __resolveReference(representation: Representation, { loaders }: GatewayContext) {
+      const organizationId = keyField(representation, 'organizationId');
+      const id = keyField(representation, 'id');
+      if (!isPositiveIntegerId(organizationId)) return null;
+      try {
+        return await findFramework((organization) => loaders.frameworksByOrganization.load(organization), organizationId, id);
+      } catch (error) {
+        if (isForbidden(error)) return null;
+        throw error;
+      }
+    },
+  },
+};
