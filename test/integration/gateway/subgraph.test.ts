@@ -280,6 +280,35 @@ describe('_entities', () => {
   });
 });
 
+describe('throttling (RATE_LIMIT_CALLS=40)', () => {
+  let throttled: Stack;
+  beforeAll(async () => {
+    const config = parseGatewayConfig({ SUBGRAPH: '1', RATE_LIMIT_CALLS: '40', RATE_LIMIT_RESTORE_PER_S: '1' });
+    throttled = await startStack({ v1: { seedSizes: SEED }, gateway: { subgraph: config.subgraph, rateLimit: config.rateLimit } });
+  }, 60_000);
+  afterAll(async () => {
+    await throttled?.close();
+  });
+
+  it("charges _entities to the key's bucket like any operation: reserved per representation, settled to the calls made", async () => {
+    const representations = Array.from({ length: 12 }, (_, i) => ({ __typename: 'ProtectionDevice', id: String(i * 3 + 1) }));
+    const send = () => postGraphQL<{ _entities: unknown[] }>(throttled.gateway.url, { query: ENTITIES, variables: { representations } }, { 'x-service-token': DEMO_ADMIN_KEY });
+    const first = await send();
+    expect(first.errors, first.text).toBeUndefined();
+    const cost = JSON.parse(first.text).extensions.cost as { upstreamCalls: number; throttle: { remaining: number } };
+    expect(cost.upstreamCalls).toBe(throttled.proxy.calls.length);
+    // Settled to the calls made (the bucket restores a call a second meanwhile).
+    expect(cost.throttle.remaining).toBeGreaterThanOrEqual(40 - cost.upstreamCalls);
+    expect(cost.throttle.remaining).toBeLessThan(40 - cost.upstreamCalls + 5);
+    // 12 representations are estimated at 3 calls each (36): more than what is left, refused before any call.
+    throttled.proxy.reset();
+    const second = await send();
+    expect(second.status, second.text).toBe(429);
+    expect(second.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(throttled.proxy.calls).toHaveLength(0);
+  });
+});
+
 describe('the subgraph secret', () => {
   const probes: [string, string][] = [
     ['_service', '{ _service { sdl } }'],
