@@ -2,6 +2,7 @@
 // per-request loaders as the fields that find it, so that all the representations of one request
 // share their upstream calls as the lookups of one operation do: devices one search of the
 // id-ordered list (pages shared), frameworks one list call per organization.
+import type { GraphQLSchema } from 'graphql';
 import type { GatewayContext } from '../context.ts';
 import { badUserInput, ErrorCode, GatewayError, unwrapResolverError } from '../errors.ts';
 import { findDevice } from '../domains/protection-devices/resolvers.ts';
@@ -46,3 +47,45 @@ export const entityResolvers = {
     },
   },
 };
+
+const RESOLVABLE = new Set(Object.keys(entityResolvers));
+
+/**
+ * `_entities` answering a representation of a type this subgraph cannot resolve (an organization,
+ * an unknown type, not an object at all) with a BAD_USER_INPUT in its place. The library would
+ * fail the whole list for one of them, and its error would be masked as a gateway bug.
+ *
+ * The list is answered once every entity has settled, each failure as the error in its place:
+ * graphql-jit (0.8.9) given a list of promises, one of which rejects after a later one has
+ * settled, answers a list one item too long, and the router would pair entities with the wrong
+ * representations.
+ */
+export function guardEntities(schema: GraphQLSchema): void {
+  const field = schema.getQueryType()?.getFields()['_entities'];
+  const resolve = field?.resolve;
+  if (field === undefined || resolve === undefined) throw new Error('the subgraph schema has no _entities resolver');
+  field.resolve = async (source, args: { representations: unknown[] }, context, info) => {
+    const resolvable = args.representations.filter(isResolvable);
+    let resolved: unknown[] = [];
+    if (resolvable.length > 0) {
+      try {
+        resolved = resolve(source, { representations: resolvable }, context, info) as unknown[];
+      } catch (error) {
+        resolved = resolvable.map(() => Promise.reject(error));
+      }
+    }
+    let next = 0;
+    const settled = await Promise.allSettled(
+      args.representations.map((representation) =>
+        isResolvable(representation)
+          ? resolved[next++]
+          : Promise.reject(badUserInput(`This subgraph resolves only ${[...RESOLVABLE].join(' and ')} representations, by their keys.`, 'representations')),
+      ),
+    );
+    return settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason))));
+  };
+}
+
+function isResolvable(representation: unknown): representation is Representation {
+  return typeof representation === 'object' && representation !== null && RESOLVABLE.has(String((representation as Representation)['__typename']));
+}

@@ -6,7 +6,7 @@ import { addResolversToSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { domainResolvers, type FieldWrapper } from '../domains/index.ts';
 import { typeDefs } from '../schema.ts';
-import { entityResolvers } from './entities.ts';
+import { entityResolvers, guardEntities } from './entities.ts';
 import { subgraphTypeDefs } from './sdl.ts';
 
 /**
@@ -16,5 +16,6 @@ import { subgraphTypeDefs } from './sdl.ts';
 export function buildSubgraphExecutable(wrap?: FieldWrapper): GraphQLSchema {
   // The library takes a resolver map of GraphQL-tools' shape, reference resolvers included.
   const schema = buildSubgraphSchema({ typeDefs: subgraphTypeDefs(typeDefs), resolvers: entityResolvers as never });
+  guardEntities(schema);
   return addResolversToSchema({ schema, resolvers: domainResolvers(wrap), updateResolversInPlace: true });
 }

@@ -264,6 +264,24 @@ describe('_entities', () => {
     expect(response.text).not.toContain(stack.proxy.url);
   });
 
+  it('a representation of a type this subgraph cannot resolve is a BAD_USER_INPUT in its own place', async () => {
+    const device = [...devices.values()][0]!;
+    const representations = [
+      { __typename: 'Organization', id: '1' },
+      { __typename: 'ProtectionDevice', id: String(device.id) },
+      { __typename: 'Asset', serial: 'A-1' },
+      'not an object',
+      { id: '1' },
+    ];
+    const response = await asRouter<{ _entities: unknown[] }>(ENTITIES, { representations });
+    expect(response.status).toBe(200);
+    expect(response.body.data!._entities, response.text).toEqual([null, deviceAsGateway(device), null, null, null]);
+    expect(response.body.errors?.map((error) => ({ code: error.extensions?.code, path: error.path }))).toEqual(
+      [0, 2, 3, 4].map((index) => ({ code: 'BAD_USER_INPUT', path: ['_entities', index] })),
+    );
+    expect(stack.logs.filter((line) => line.includes('internal error'))).toEqual([]);
+  });
+
   it('without a key, every entity fails UNAUTHENTICATED before any upstream call', async () => {
     const response = await asRouter<{ _entities: unknown[] }>(ENTITIES, { representations: [{ __typename: 'ProtectionDevice', id: '1' }] }, { key: null });
     expect(response.body.data!._entities).toEqual([null]);
