@@ -6,7 +6,7 @@ import { tracingSettings, TracingSettingError, type TracingSettings } from './ob
 import type { ResponseCacheSettings } from './response-cache/store.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
-import type { SubgraphSettings } from './subgraph/index.ts';
+import type { SubgraphSettings } from './subgraph/settings.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -6,12 +6,9 @@ import type { GraphQLSchema } from 'graphql';
 import type { FieldWrapper } from '../domains/index.ts';
 import { buildSubgraphExecutable } from './schema.ts';
 import { subgraphSecretPlugin } from './secret.ts';
+import type { SubgraphSettings } from './settings.ts';
 
-export interface SubgraphSettings {
-  enabled: boolean;
-  /** What the router sends in X-Subgraph-Secret; undefined: `_service` and `_entities` are open to any caller. */
-  secret: string | undefined;
-}
+export type { SubgraphSettings };
 
 export interface Subgraph<TContext extends BaseContext> {
   schema: GraphQLSchema;
