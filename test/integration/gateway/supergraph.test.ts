@@ -84,6 +84,8 @@ let stack: Stack;
 let inventory: { url: string; stop(): Promise<void>; entityCalls: number };
 let router: { url: string; stop(): Promise<void> };
 let assets: Asset[];
+/** The gateway's SDL as the router's tooling reads it, once. */
+let sdl: string;
 const devices = new Map<string, WireDevice>();
 const frameworks = new Map<string, WireFramework[]>();
 
@@ -185,6 +187,7 @@ beforeAll(async () => {
     { serial: 'A-bare', location: 'lobby', deviceId: null, framework: null },
   ];
   inventory = await startInventory();
+  sdl = await securitySdl();
 }, 60_000);
 
 afterAll(async () => {
@@ -200,14 +203,13 @@ beforeEach(() => {
 
 describe('composition', () => {
   it("Apollo's composition composes the gateway's SDL with another subgraph: no errors, no hints", async () => {
-    const result = composeWithApollo(services(await securitySdl()));
+    const result = composeWithApollo(services(sdl));
     expect(result.errors?.map((error) => error.message)).toBeUndefined();
     expect(result.hints?.map((hint) => `${hint.definition.code}: ${hint.message}`)).toEqual([]);
     expect(result.supergraphSdl).toContain('join__type(graph: SECURITY, key: "organizationId id")');
   });
 
   it("The Guild's composition composes them too, with the same public schema as Apollo's", async () => {
-    const sdl = await securitySdl();
     const guild = composeWithTheGuild(services(sdl));
     expect(compositionHasErrors(guild) ? guild.errors.map((error) => error.message) : []).toEqual([]);
     const apollo = composeWithApollo(services(sdl));
@@ -225,7 +227,7 @@ describe('composition', () => {
 
 describe('a router in front of both subgraphs', () => {
   beforeAll(async () => {
-    const composed = composeWithApollo(services(await securitySdl()));
+    const composed = composeWithApollo(services(sdl));
     router = await startRouter(composed.supergraphSdl!);
   }, 60_000);
 

@@ -6,7 +6,7 @@ import { isNotFound } from '../../errors.ts';
 import { isPositiveIntegerId, requirePositiveId } from '../common/arguments.ts';
 import { createSecurityFramework, deleteSecurityFramework, updateSecurityFramework, type SecurityFrameworkBody } from './operations.ts';
 import { controlsOf } from './controls.ts';
-import { ownedBy, type OwnedSecurityFramework } from './wire.ts';
+import type { WireSecurityFramework } from './wire.ts';
 
 /** GraphQL input to the v1 body. `evidences` is sent empty: evidence belongs to the service. */
 function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
@@ -27,10 +27,10 @@ function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
 }
 
 export async function findFramework(
-  load: (organizationId: string) => Promise<OwnedSecurityFramework[]>,
+  load: (organizationId: string) => Promise<WireSecurityFramework[]>,
   organizationId: string,
   id: string,
-): Promise<OwnedSecurityFramework | null> {
+): Promise<WireSecurityFramework | null> {
   if (!isPositiveIntegerId(id)) return null;
   try {
     return (await load(organizationId)).find((framework) => String(framework.id) === id) ?? null;
@@ -77,13 +77,17 @@ export const securityFrameworkResolvers = {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
       const id = requirePositiveId(args.id, 'id');
       loaders.frameworksByOrganization.clear(organizationId);
-      return { securityFramework: ownedBy(organizationId, await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input))) };
+      const framework = await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input));
+      loaders.frameworkOwners.set(framework, organizationId);
+      return { securityFramework: framework };
     },
     async deleteSecurityFramework(_parent, args, { upstream, loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
       const id = requirePositiveId(args.id, 'id');
       loaders.frameworksByOrganization.clear(organizationId);
-      return { securityFramework: ownedBy(organizationId, await deleteSecurityFramework(upstream, organizationId, id)) };
+      const framework = await deleteSecurityFramework(upstream, organizationId, id);
+      loaders.frameworkOwners.set(framework, organizationId);
+      return { securityFramework: framework };
     },
   },
   CreateSecurityFrameworkPayload: {
@@ -92,6 +96,11 @@ export const securityFrameworkResolvers = {
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),
+    organizationId(framework, _args, { loaders }) {
+      const organizationId = loaders.frameworkOwners.get(framework);
+      if (organizationId === undefined) throw new Error('a framework was resolved without the organization it was read under');
+      return organizationId;
+    },
     controls: (framework, _args, { controlIds }) => controlsOf(framework, controlIds),
   },
 } satisfies Resolvers;

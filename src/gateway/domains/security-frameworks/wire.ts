@@ -31,13 +31,3 @@ export type WireControl = Infer<typeof control>;
 export const securityFramework = shape({ id: int, title: str, security_frameworks: arrayOf(control) });
 export type WireSecurityFramework = Infer<typeof securityFramework>;
 
-/**
- * A framework as resolvers see it: the wire record with the organization it was read under. v1's
- * records do not name their organization; every route that returns one has it in its path.
- */
-export type OwnedSecurityFramework = WireSecurityFramework & { organizationId: string };
-
-export function ownedBy(organizationId: string, framework: WireSecurityFramework): OwnedSecurityFramework {
-  return { ...framework, organizationId };
-}
-
