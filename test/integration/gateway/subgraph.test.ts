@@ -395,6 +395,32 @@ describe('without SUBGRAPH=1', () => {
     expect(refused.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
+  it('answers SecurityFramework.organizationId in the payloads of create, update and delete', async () => {
+    const headers = { 'x-service-token': DEMO_ADMIN_KEY };
+    const input = {
+      title: 'Subgraph key check',
+      controls: [{ controlId: 'K-1', type: 'technical', title: 'Keys', weight: 1, frequency: '0 9 1 1 *', evidenceType: 'document' }],
+    };
+    const created = await postGraphQL<any>(
+      plain.gateway.url,
+      { query: 'mutation ($input: SecurityFrameworkInput!) { createSecurityFramework(input: $input, organizationId: "3") { id securityFramework { organizationId id } } }', variables: { input } },
+      headers,
+    );
+    expect(created.errors, created.text).toBeUndefined();
+    const id = created.data.createSecurityFramework.id as string;
+    expect(created.data.createSecurityFramework.securityFramework).toEqual({ organizationId: '3', id });
+    const updated = await postGraphQL<any>(
+      plain.gateway.url,
+      { query: 'mutation ($id: ID!, $input: SecurityFrameworkInput!) { updateSecurityFramework(organizationId: "3", id: $id, input: $input) { securityFramework { organizationId id title } } }', variables: { id, input: { ...input, title: 'Renamed' } } },
+      headers,
+    );
+    expect(updated.errors, updated.text).toBeUndefined();
+    expect(updated.data.updateSecurityFramework.securityFramework).toEqual({ organizationId: '3', id, title: 'Renamed' });
+    const deleted = await postGraphQL<any>(plain.gateway.url, { query: 'mutation ($id: ID!) { deleteSecurityFramework(organizationId: "3", id: $id) { securityFramework { organizationId id } } }', variables: { id } }, headers);
+    expect(deleted.errors, deleted.text).toBeUndefined();
+    expect(deleted.data.deleteSecurityFramework.securityFramework).toEqual({ organizationId: '3', id });
+  });
+
   it('answers SecurityFramework.organizationId from the organization the framework was read under', async () => {
     const response = await postGraphQL<any>(plain.gateway.url, { query: '{ securityFrameworks(organizationId: "2") { nodes { organizationId id } } }' }, { 'x-service-token': DEMO_ADMIN_KEY });
     expect(response.errors).toBeUndefined();
