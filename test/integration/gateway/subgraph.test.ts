@@ -327,6 +327,36 @@ describe('throttling (RATE_LIMIT_CALLS=40)', () => {
   });
 });
 
+describe('with the response cache (RESPONSE_CACHE_TTL_S=60, STALE_IF_ERROR_S=60)', () => {
+  let cached: Stack;
+  beforeAll(async () => {
+    const config = parseGatewayConfig({ SUBGRAPH: '1', RESPONSE_CACHE_TTL_S: '60', STALE_IF_ERROR_S: '60' });
+    cached = await startStack({ v1: { seedSizes: SEED }, gateway: { subgraph: config.subgraph, responseCache: config.responseCache } });
+  }, 60_000);
+  afterAll(async () => {
+    await cached?.close();
+  });
+
+  it('answers a repeated batch of representations from the cache, per key', async () => {
+    const representations = [
+      { __typename: 'ProtectionDevice', id: '5' },
+      { __typename: 'SecurityFramework', organizationId: '1', id: String(frameworks.get(1)![0]!.id) },
+    ];
+    const send = (key: string) => postGraphQL<{ _entities: unknown[] }>(cached.gateway.url, { query: ENTITIES, variables: { representations } }, { 'x-service-token': key });
+    const first = await send(DEMO_ADMIN_KEY);
+    expect(first.errors, first.text).toBeUndefined();
+    expect(cached.proxy.calls.length).toBeGreaterThan(0);
+    cached.proxy.reset();
+    const again = await send(DEMO_ADMIN_KEY);
+    expect(again.data).toEqual(first.data);
+    expect(cached.proxy.calls).toHaveLength(0);
+    // Another key is never answered from the first one's cache.
+    const other = await send(TEST_KEYS.org1);
+    expect(other.errors, other.text).toBeUndefined();
+    expect(cached.proxy.calls.length).toBeGreaterThan(0);
+  });
+});
+
 describe('the subgraph secret', () => {
   const probes: [string, string][] = [
     ['_service', '{ _service { sdl } }'],
