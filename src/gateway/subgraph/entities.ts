@@ -56,9 +56,8 @@ const RESOLVABLE = new Set(Object.keys(entityResolvers));
  * fail the whole list for one of them, and its error would be masked as a gateway bug.
  *
  * The list is answered once every entity has settled, each failure as the error in its place:
- * graphql-jit (0.8.9) given a list of promises, one of which rejects after a later one has
- * settled, answers a list one item too long, and the router would pair entities with the wrong
- * representations.
+ * given a list of promises some of which reject, graphql-jit (0.8.9) can answer a list of another
+ * length than the one it was given, and a router pairs entities with representations by position.
  */
 export function guardEntities(schema: GraphQLSchema): void {
   const field = schema.getQueryType()?.getFields()['_entities'];

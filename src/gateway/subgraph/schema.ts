@@ -10,8 +10,8 @@ import { entityResolvers, guardEntities } from './entities.ts';
 import { subgraphTypeDefs } from './sdl.ts';
 
 /**
- * Built for each gateway that serves as a subgraph (a few tens of milliseconds, at start only):
- * the library puts resolvers on its own schema, so it is never shared with the plain one.
+ * Built once for each gateway that serves as a subgraph, at start: the library puts resolvers on
+ * a schema of its own, so the plain schema (domains/index.ts) is never touched.
  */
 export function buildSubgraphExecutable(wrap?: FieldWrapper): GraphQLSchema {
   // The library takes a resolver map of GraphQL-tools' shape, reference resolvers included.
