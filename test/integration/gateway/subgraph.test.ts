@@ -327,6 +327,34 @@ describe('throttling (RATE_LIMIT_CALLS=40)', () => {
   });
 });
 
+describe('MAX_UPSTREAM_CALLS=20', () => {
+  let bounded: Stack;
+  beforeAll(async () => {
+    const config = parseGatewayConfig({ SUBGRAPH: '1', MAX_UPSTREAM_CALLS: '20' });
+    bounded = await startStack({ v1: { seedSizes: SEED }, gateway: { subgraph: config.subgraph, limits: config.limits } });
+  }, 60_000);
+  afterAll(async () => {
+    await bounded?.close();
+  });
+
+  it('bounds a batch: the entities past the budget fail UPSTREAM_BUDGET_EXCEEDED in their places, the others are answered', async () => {
+    const ids = idsAcross(30, 0, 17).map(String);
+    const response = await postGraphQL<{ _entities: unknown[] }>(
+      bounded.gateway.url,
+      { query: ENTITIES, variables: { representations: ids.map((id) => ({ __typename: 'ProtectionDevice', id })) } },
+      { 'x-service-token': DEMO_ADMIN_KEY },
+    );
+    expect(response.status).toBe(200);
+    const entities = response.data!._entities;
+    expect(entities).toHaveLength(30);
+    expect(bounded.proxy.calls.length).toBeLessThanOrEqual(20);
+    const failed = new Set(response.errors!.map((error) => error.path![1] as number));
+    expect(response.errors!.every((error) => error.extensions?.code === 'UPSTREAM_BUDGET_EXCEEDED')).toBe(true);
+    expect(failed.size).toBeGreaterThan(0);
+    ids.forEach((id, i) => expect(entities[i]).toEqual(failed.has(i) ? null : deviceAsGateway(devices.get(Number(id))!)));
+  });
+});
+
 describe('with the response cache (RESPONSE_CACHE_TTL_S=60, STALE_IF_ERROR_S=60)', () => {
   let cached: Stack;
   beforeAll(async () => {
