@@ -319,6 +319,15 @@ describe('a router in front of both subgraphs', () => {
     for (const call of stack.proxy.calls) expect(call.headers['x-service-token']).toBe(TEST_KEYS.org1);
   });
 
+  it('forwards Authorization: Bearer as well, and the gateway reads the key from it', async () => {
+    const response = await postGraphQL<any>(router.url, { query: '{ protectionDevices(first: 50) { totalCount nodes { organization { id } } } }' }, { authorization: `Bearer ${TEST_KEYS.org2}` });
+    expect(response.errors, response.text).toBeUndefined();
+    const own = [...devices.values()].filter((device) => device.organization.id === 2);
+    expect(response.data.protectionDevices.totalCount).toBe(own.length);
+    for (const node of response.data.protectionDevices.nodes) expect(node.organization.id).toBe('2');
+    for (const call of stack.proxy.calls) expect(call.headers['x-service-token']).toBe(TEST_KEYS.org2);
+  });
+
   it('without a key, the gateway refuses as it refuses any client: UNAUTHENTICATED, no upstream call', async () => {
     const response = await query(`{ protectionDevices(first: 1) { totalCount } }`, null);
     expect(response.data?.protectionDevices ?? null).toBeNull();
