@@ -10,7 +10,6 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
-import { buildSchema } from './domains/index.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
 import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
@@ -43,7 +42,7 @@ import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
-import { subgraphFor } from './subgraph/index.ts';
+import { schemaFor } from './subgraph/index.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
 
@@ -116,13 +115,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // A window's file is written from the log's pages, read with the link's key like any call.
   const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(transport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
-  // With stale answers served, every resolver that takes the context is wrapped to find the fields they reached.
-  // SUBGRAPH=1: the same schema as a Federation 2 subgraph (`_service`, `_entities`), guarded by SUBGRAPH_SECRET.
-  const subgraph = subgraphFor<GatewayContext>(options.subgraph, responseCache?.fieldWrapper);
-  if (subgraph && options.subgraph.secret === undefined && options.production) {
-    logger.warn('SUBGRAPH=1 without SUBGRAPH_SECRET: any client can read the whole SDL through _service and look records up through _entities');
-  }
-  const schema = subgraph?.schema ?? buildSchema(responseCache?.fieldWrapper);
+  // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
+  const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
     // checked this often (node's default, 30 s, would let a short deadline run long).
@@ -162,7 +156,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       noStorePlugin<GatewayContext>(),
       landingPagePlugin,
       operationResolutionPlugin<GatewayContext>(),
-      ...(subgraph?.plugins ?? []),
+      ...subgraphPlugins,
       ...limits.plugins,
       // After the cost limit (a refused operation reserves nothing), before the cost report (which shows the bucket).
       ...(throttled ? [throttled.plugin] : []),
