@@ -6,7 +6,7 @@ import { tracingSettings, TracingSettingError, type TracingSettings } from './ob
 import type { ResponseCacheSettings } from './response-cache/store.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
-import type { SubgraphSettings } from './subgraph/settings.ts';
+import { subgraphSettings, type SubgraphSettings } from './subgraph/settings.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -189,7 +189,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...replicaSettings(env),
     mcp: mcpSetting(env),
     ...metricsSettings(env),
-    subgraph: subgraphSetting(env),
+    subgraph: subgraphSettings(booleanSetting(env, 'SUBGRAPH', false), read(env, 'SUBGRAPH_SECRET'), (message) => new ConfigError(message)),
   };
 }
 
@@ -212,14 +212,6 @@ function metricsSettings(env: Env): Pick<GatewayConfig, 'metricsPort' | 'metrics
   // Never echoed: it is a secret.
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN: expected at least 16 characters without spaces');
   return { metricsPort: port, metricsToken: token };
-}
-
-function subgraphSetting(env: Env): SubgraphSettings {
-  const enabled = booleanSetting(env, 'SUBGRAPH', false);
-  // Never echoed: it is a credential.
-  const secret = read(env, 'SUBGRAPH_SECRET');
-  if (secret !== undefined && !enabled) throw new ConfigError('SUBGRAPH_SECRET: set only with SUBGRAPH=1 (it guards the subgraph fields, which are off)');
-  return { enabled, secret };
 }
 
 function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {
