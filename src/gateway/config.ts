@@ -8,6 +8,7 @@ import { ConfigError } from './config-error.ts';
 import { identitySettings, type IdentitySettings } from './identity/settings.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
+import { subgraphSettings, type SubgraphSettings } from './subgraph/settings.ts';
 
 export { ConfigError };
 
@@ -80,6 +81,8 @@ export interface GatewayConfig {
   metricsToken?: string | undefined;
   /** AUTH_MODE, OIDC_ISSUER, OIDC_AUDIENCE, OIDC_ORGANIZATION_CLAIM, OIDC_SCOPE_CLAIM, UPSTREAM_CREDENTIALS. */
   identity: IdentitySettings;
+  /** SUBGRAPH (serve as a Federation 2 subgraph) and SUBGRAPH_SECRET (what the router must send in X-Subgraph-Secret). */
+  subgraph: SubgraphSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -189,6 +192,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     mcp: mcpSetting(env),
     ...metricsSettings(env),
     identity: identitySettings(env),
+    subgraph: subgraphSettings(booleanSetting(env, 'SUBGRAPH', false), read(env, 'SUBGRAPH_SECRET'), (message) => new ConfigError(message)),
   };
 }
 

@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
-import { buildSchema } from './domains/index.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
 import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
@@ -42,6 +41,7 @@ import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
+import { schemaFor } from './subgraph/index.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
 import { identityFor } from './identity/index.ts';
@@ -118,8 +118,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // A window's file is written from the log's pages, read with the link's key like any call.
   const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(transport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
-  // With stale answers served, every resolver that takes the context is wrapped to find the fields they reached.
-  const schema = buildSchema(responseCache?.fieldWrapper);
+  // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
+  const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
     // checked this often (node's default, 30 s, would let a short deadline run long).
@@ -159,6 +159,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       noStorePlugin<GatewayContext>(),
       landingPagePlugin,
       operationResolutionPlugin<GatewayContext>(),
+      ...subgraphPlugins,
       ...limits.plugins,
       // After the cost limit (a refused operation reserves nothing), before the cost report (which shows the bucket).
       ...(throttled ? [throttled.plugin] : []),

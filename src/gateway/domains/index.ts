@@ -12,7 +12,7 @@ import { protectionDeviceResolvers } from './protection-devices/resolvers.ts';
 import { securityFrameworkResolvers } from './security-frameworks/resolvers.ts';
 import { webProtectionResolvers } from './web-protection/resolvers.ts';
 
-const domainResolvers = {
+const checkedResolvers = {
   ...scalarResolvers,
   ...organizationResolvers,
   ...securityFrameworkResolvers,
@@ -23,7 +23,7 @@ const domainResolvers = {
 } satisfies CheckedResolvers;
 
 /** The domains' resolvers behind the scope checks of `@requiresScopes` and the mutations' audit lines. */
-export const resolvers = authorized(domainResolvers, declared);
+export const resolvers = authorized(checkedResolvers, declared);
 
 /** What may be put around every field resolver once, when the schema is built. */
 export type FieldWrapper = <TSource, TContext extends GatewayContext, TArgs>(
@@ -42,6 +42,11 @@ function wrapped(wrap: FieldWrapper): typeof resolvers {
       return [type, Object.fromEntries(mapped)];
     }),
   ) as typeof resolvers;
+}
+
+/** The resolver map, with `wrap` around each field's resolver when one is given. */
+export function domainResolvers(wrap?: FieldWrapper): typeof resolvers {
+  return wrap === undefined ? resolvers : wrapped(wrap);
 }
 
 let executable: GraphQLSchema | undefined;

@@ -757,6 +757,11 @@ export type SecurityFramework = {
   controls: Array<Control>;
   /** The framework's identifier, assigned by the service. */
   id: Scalars['ID']['output'];
+  /**
+   * The organization that owns the framework. With `id`, it names the framework everywhere: in a
+   * supergraph, the two are the framework's key.
+   */
+  organizationId: Scalars['ID']['output'];
   /** The framework's title, such as `ISO/IEC 27001:2022 Annex A`. */
   title: Scalars['String']['output'];
 };
@@ -1449,6 +1454,7 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
 export type SecurityFrameworkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SecurityFramework'] = ResolversParentTypes['SecurityFramework']> = {
   controls?: Resolver<Array<ResolversTypes['Control']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
