@@ -4,12 +4,13 @@ import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.t
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
+import { ConfigError } from './config-error.ts';
+import { identitySettings, type IdentitySettings } from './identity/settings.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
+import { subgraphSettings, type SubgraphSettings } from './subgraph/settings.ts';
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export interface GatewayConfig {
   host: string;
@@ -78,6 +79,10 @@ export interface GatewayConfig {
   metricsPort?: number | undefined;
   /** METRICS_TOKEN: /metrics asks `Authorization: Bearer <token>`; unset: open. */
   metricsToken?: string | undefined;
+  /** AUTH_MODE, OIDC_ISSUER, OIDC_AUDIENCE, OIDC_ORGANIZATION_CLAIM, OIDC_SCOPE_CLAIM, UPSTREAM_CREDENTIALS. */
+  identity: IdentitySettings;
+  /** SUBGRAPH (serve as a Federation 2 subgraph) and SUBGRAPH_SECRET (what the router must send in X-Subgraph-Secret). */
+  subgraph: SubgraphSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -186,6 +191,8 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...replicaSettings(env),
     mcp: mcpSetting(env),
     ...metricsSettings(env),
+    identity: identitySettings(env),
+    subgraph: subgraphSettings(booleanSetting(env, 'SUBGRAPH', false), read(env, 'SUBGRAPH_SECRET'), (message) => new ConfigError(message)),
   };
 }
 

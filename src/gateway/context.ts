@@ -14,11 +14,17 @@ import type { Transport } from './upstream/transport.ts';
 import type { RequestCache, StaleReads } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
+import type { AuditLog } from './identity/audit.ts';
+import type { Caller } from './identity/caller.ts';
 
 export interface GatewayContext {
   requestId: string;
-  /** The client's API key, or null when it sent none (upstream calls then fail UNAUTHENTICATED). */
+  /** The upstream key calls are made with, or null when there is none (upstream calls then fail UNAUTHENTICATED). */
   apiKey: string | null;
+  /** Who the request is for (identity/): its key, and for a signed-in user, the user. */
+  caller?: Caller;
+  /** With AUTH_MODE oidc or both: where each mutation writes its audit line. */
+  audit?: AuditLog;
   upstream: UpstreamClient;
   loaders: Loaders;
   budget: CallBudget;
@@ -44,6 +50,9 @@ export interface GatewayContext {
 export interface ContextInput {
   requestId: string;
   apiKey: string | null;
+  /** Who the request is for, once identity has checked its credential (its key is `apiKey`). */
+  caller?: Caller;
+  audit?: AuditLog;
   /** Aborted when the client goes away: the calls made on its behalf are cancelled. */
   signal: AbortSignal;
   origin: string;
@@ -59,16 +68,16 @@ export function contextFactory(
   exportLinks: ExportLinks,
   settings: Pick<GatewayConfig, 'operationTimeoutMs' | 'limits'>,
   /** With the response cache on: what it gives the request of `apiKey`. */
-  cache?: { forRequest(apiKey: string | null): RequestCache | undefined },
+  cache?: { forRequest(apiKey: string | null, partition?: string): RequestCache | undefined },
   /** The gateway's knowledge of the upstream's web protection reads (a silent one when not given). */
   webProtectionReads = new WebProtectionReadSupport({ warn: () => {} }),
 ): (input: ContextInput) => GatewayContext {
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   const controlIds = new ControlIds();
-  return ({ requestId, apiKey, signal, origin, trace }) => {
+  return ({ requestId, apiKey, caller, audit, signal, origin, trace }) => {
     const observation = new RequestObservation(metrics);
     const budget = new CallBudget(settings.limits.maxUpstreamCalls);
-    const cached = cache?.forRequest(apiKey);
+    const cached = cache?.forRequest(apiKey, caller?.partition);
     const upstream = transport.client({
       // No key: the client refuses every call with UNAUTHENTICATED before sending anything.
       apiKey: apiKey ?? '',
@@ -80,6 +89,6 @@ export function contextFactory(
       ...(cached ? { cache: cached.caller } : {}),
       ...(trace ? { trace } : {}),
     });
-    return { requestId, apiKey, upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, webProtectionReads, ...(cached?.stale ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
+    return { requestId, apiKey, ...(caller ? { caller } : {}), ...(audit ? { audit } : {}), upstream, loaders: createLoaders(upstream), budget, observation, signal, tail, controlIds, exportLinks, origin, webProtectionReads, ...(cached?.stale ? { stale: cached.stale } : {}), ...(trace ? { trace } : {}) };
   };
 }

@@ -22,6 +22,8 @@ export const ErrorCode = {
   TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   /** The upstream lacks an operation the field needs (a v1 deployment without the reference service's extensions). */
   NOT_SUPPORTED: 'NOT_SUPPORTED',
+  /** The identity provider could not be reached to check a token (HTTP 503). */
+  IDENTITY_PROVIDER_UNAVAILABLE: 'IDENTITY_PROVIDER_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -50,6 +52,8 @@ export interface GatewayErrorExtensions extends GraphQLErrorExtensions {
   outcome?: 'UNKNOWN';
   /** The argument at fault, for the gateway's own BAD_USER_INPUT (e.g. `first`, `after`). */
   field?: string;
+  /** FORBIDDEN by `@requiresScopes`: the scope sets of which the token needs one (any of, each all of). */
+  requiredScopes?: string[][];
 }
 
 /** A GraphQL error of the gateway: a known code, and extensions typed as the contract says. */
@@ -141,5 +145,6 @@ export const defaultMessage: Readonly<Record<ErrorCode, string>> = {
   TAIL_GAP: 'More entries were missed than can be replayed; read them with trafficLog',
   TOO_MANY_SUBSCRIPTIONS: 'This connection holds as many subscriptions as it may',
   NOT_SUPPORTED: 'The upstream service does not offer what this field needs',
+  IDENTITY_PROVIDER_UNAVAILABLE: 'The identity provider cannot be reached to check the token',
   INTERNAL_SERVER_ERROR: 'Internal server error',
 };

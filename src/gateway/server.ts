@@ -3,14 +3,12 @@
 // file only turns node's request into Apollo's and back, and owns the server's lifecycle.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
-import { buildSchema } from './domains/index.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
 import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
@@ -43,8 +41,12 @@ import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
 import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
+import { schemaFor } from './subgraph/index.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
+import { identityFor } from './identity/index.ts';
+import { contextIdentity, requestIdentity } from './identity/http.ts';
+import { listen } from './http/listen.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -72,6 +74,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let port = options.port;
   const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
+  const identity = identityFor(options.identity, logger, metrics.registry); // AUTH_MODE; a bad credentials file stops the start
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
@@ -115,8 +118,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // A window's file is written from the log's pages, read with the link's key like any call.
   const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(transport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
   const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
-  // With stale answers served, every resolver that takes the context is wrapped to find the fields they reached.
-  const schema = buildSchema(responseCache?.fieldWrapper);
+  // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
+  const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
     // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
     // checked this often (node's default, 30 s, would let a short deadline run long).
@@ -156,6 +159,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       noStorePlugin<GatewayContext>(),
       landingPagePlugin,
       operationResolutionPlugin<GatewayContext>(),
+      ...subgraphPlugins,
       ...limits.plugins,
       // After the cost limit (a refused operation reserves nothing), before the cost report (which shows the bucket).
       ...(throttled ? [throttled.plugin] : []),
@@ -173,6 +177,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxSubscriptionsPerConnection: options.tail.maxSubscriptionsPerConnection,
     maxConnectionsPerKey: options.tail.maxConnectionsPerKey,
     createContext,
+    identity,
     originOf,
     formatError,
     logger,
@@ -187,7 +192,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
   const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
-  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, logger });
+  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
@@ -201,6 +206,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
+    const who = await requestIdentity(identity, req, options.landingPage, trace); // before any other work
+    if (!who.ok) return refuse(res, requestId, trace, who);
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readGraphQLBody(req, options);
@@ -224,7 +231,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished) abort.abort();
     });
     await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, () =>
-      createContext({ requestId, apiKey: apiKeyOf(req), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
+      createContext({ requestId, ...contextIdentity(identity, logger, requestId, who.caller), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
     );
   }
 
@@ -255,14 +262,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(options.port, options.host, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
-  port = (httpServer.address() as AddressInfo).port;
+  port = await listen(httpServer, options.port, options.host);
   // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
   // serves anyway: the upstream may come up later, and /readyz tells when it does).
   const upstreamChecked = Promise.all([
@@ -292,6 +292,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await tracing?.shutdown().catch(() => {});
       await shared.close();
       await operator.close();
+      identity.close();
     },
   };
 }

@@ -5,13 +5,14 @@ import { addResolversToSchema } from '@graphql-tools/schema';
 import { GraphQLScalarType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { declared, scalarResolvers } from '../schema.ts';
 import type { GatewayContext } from '../context.ts';
+import { authorized } from '../identity/authorized-resolvers.ts';
 import type { CheckedResolvers } from './checked-resolvers.ts';
 import { organizationResolvers } from './common/organization.ts';
 import { protectionDeviceResolvers } from './protection-devices/resolvers.ts';
 import { securityFrameworkResolvers } from './security-frameworks/resolvers.ts';
 import { webProtectionResolvers } from './web-protection/resolvers.ts';
 
-export const resolvers = {
+const checkedResolvers = {
   ...scalarResolvers,
   ...organizationResolvers,
   ...securityFrameworkResolvers,
@@ -20,6 +21,9 @@ export const resolvers = {
   Query: { ...securityFrameworkResolvers.Query, ...webProtectionResolvers.Query, ...protectionDeviceResolvers.Query },
   Mutation: { ...securityFrameworkResolvers.Mutation, ...webProtectionResolvers.Mutation, ...protectionDeviceResolvers.Mutation },
 } satisfies CheckedResolvers;
+
+/** The domains' resolvers behind the scope checks of `@requiresScopes` and the mutations' audit lines. */
+export const resolvers = authorized(checkedResolvers, declared);
 
 /** What may be put around every field resolver once, when the schema is built. */
 export type FieldWrapper = <TSource, TContext extends GatewayContext, TArgs>(
@@ -38,6 +42,11 @@ function wrapped(wrap: FieldWrapper): typeof resolvers {
       return [type, Object.fromEntries(mapped)];
     }),
   ) as typeof resolvers;
+}
+
+/** The resolver map, with `wrap` around each field's resolver when one is given. */
+export function domainResolvers(wrap?: FieldWrapper): typeof resolvers {
+  return wrap === undefined ? resolvers : wrapped(wrap);
 }
 
 let executable: GraphQLSchema | undefined;

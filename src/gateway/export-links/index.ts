@@ -14,10 +14,11 @@ export interface ExportLinks {
   /** How long a link works. */
   readonly ttlMs: number;
   /**
-   * A new link standing for `link` until `ttlMs` from now, under this gateway's origin as the
-   * client reached it (`http://host:port`).
+   * A new link standing for `link` until `ttlMs` from now (or `notAfter`, when sooner: a
+   * signed-in user's token's expiry), under this gateway's origin as the client reached it
+   * (`http://host:port`).
    */
-  mint(origin: string, link: Omit<ExportLink, 'expiresAt'>): Promise<{ url: string; expiresAt: number }>;
+  mint(origin: string, link: Omit<ExportLink, 'expiresAt'>, notAfter?: number): Promise<{ url: string; expiresAt: number }>;
 }
 
 export function exportLinksFor(ttlMs: number, redis?: SharedRedis): ExportLinks {
@@ -25,9 +26,9 @@ export function exportLinksFor(ttlMs: number, redis?: SharedRedis): ExportLinks 
   return {
     store,
     ttlMs,
-    async mint(origin, link) {
+    async mint(origin, link, notAfter) {
       const token = newToken();
-      const expiresAt = Date.now() + ttlMs;
+      const expiresAt = Math.min(Date.now() + ttlMs, notAfter ?? Infinity);
       await store.put(token, { ...link, expiresAt });
       return { url: `${origin}${EXPORTS_PATH}${token}`, expiresAt };
     },

@@ -44,6 +44,11 @@ export type Scalars = {
    * `3f6c2a9e-8d41-4b7a-9c0e-5a1d2b3c4d5e`.
    */
   UUID: { input: string; output: string; }
+  /**
+   * Apollo Federation's scope names, as `@requiresScopes` takes them: an OAuth scope such as
+   * `frameworks:read`.
+   */
+  federation__Scope: { input: string; output: string; }
 };
 
 /** The requests a protection device handled in one time bucket, for charts. */
@@ -752,6 +757,11 @@ export type SecurityFramework = {
   controls: Array<Control>;
   /** The framework's identifier, assigned by the service. */
   id: Scalars['ID']['output'];
+  /**
+   * The organization that owns the framework. With `id`, it names the framework everywhere: in a
+   * supergraph, the two are the framework's key.
+   */
+  organizationId: Scalars['ID']['output'];
   /** The framework's title, such as `ISO/IEC 27001:2022 Annex A`. */
   title: Scalars['String']['output'];
 };
@@ -1230,6 +1240,7 @@ export type ResolversTypes = {
   WebProtectionRecordEdge: ResolverTypeWrapper<Omit<WebProtectionRecordEdge, 'node'> & { node: ResolversTypes['WebProtectionRecord'] }>;
   WebProtectionRecordInput: WebProtectionRecordInput;
   WebStat: ResolverTypeWrapper<WebStat>;
+  federation__Scope: ResolverTypeWrapper<Scalars['federation__Scope']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1286,7 +1297,14 @@ export type ResolversParentTypes = {
   WebProtectionRecordEdge: Omit<WebProtectionRecordEdge, 'node'> & { node: ResolversParentTypes['WebProtectionRecord'] };
   WebProtectionRecordInput: WebProtectionRecordInput;
   WebStat: WebStat;
+  federation__Scope: Scalars['federation__Scope']['output'];
 };
+
+export type RequiresScopesDirectiveArgs = {
+  scopes: Array<Array<Scalars['federation__Scope']['input']>>;
+};
+
+export type RequiresScopesDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = RequiresScopesDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ChartBucketResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChartBucket'] = ResolversParentTypes['ChartBucket']> = {
   bucketEnd?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1436,6 +1454,7 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
 export type SecurityFrameworkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['SecurityFramework'] = ResolversParentTypes['SecurityFramework']> = {
   controls?: Resolver<Array<ResolversTypes['Control']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1541,6 +1560,10 @@ export type WebStatResolvers<ContextType = GatewayContext, ParentType extends Re
   wafProtection?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
 
+export interface Federation__ScopeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['federation__Scope'], any> {
+  name: 'federation__Scope';
+}
+
 export type Resolvers<ContextType = GatewayContext> = {
   ChartBucket?: ChartBucketResolvers<ContextType>;
   Control?: ControlResolvers<ContextType>;
@@ -1582,5 +1605,9 @@ export type Resolvers<ContextType = GatewayContext> = {
   WebProtectionRecordConnection?: WebProtectionRecordConnectionResolvers<ContextType>;
   WebProtectionRecordEdge?: WebProtectionRecordEdgeResolvers<ContextType>;
   WebStat?: WebStatResolvers<ContextType>;
+  federation__Scope?: GraphQLScalarType;
 };
 
+export type DirectiveResolvers<ContextType = GatewayContext> = {
+  requiresScopes?: RequiresScopesDirectiveResolver<any, any, ContextType>;
+};

@@ -18,6 +18,8 @@ export interface OperatorEndpointsOptions {
   transport: Transport;
   /** Whether Redis is reachable now (it changes while the gateway runs); undefined without REDIS_URL. */
   redisState: () => RedisState | undefined;
+  /** With AUTH_MODE oidc or both: the identity provider's part of /readyz. */
+  identityReadiness?: () => Promise<{ ready: boolean; identityProvider: string } | undefined>;
   host: string;
   metricsPort?: number | undefined;
   metricsToken?: string | undefined;
@@ -86,7 +88,7 @@ export async function operatorEndpoints(options: OperatorEndpointsOptions): Prom
         return true;
       }
       if (path === '/readyz') {
-        readiness(options.transport, res, options.redisState()).catch((error: unknown) => {
+        readiness(options.transport, res, options.redisState(), options.identityReadiness).catch((error: unknown) => {
           options.logger.error({ err: error }, 'readiness failed');
           if (!res.headersSent) sendJson(res, 500, { status: 'unknown' });
         });

@@ -6,8 +6,21 @@ import type { RedisState } from '../shared-state/redis.ts';
 import type { Transport } from '../upstream/transport.ts';
 import { sendJson } from './plain.ts';
 
-export async function readiness(transport: Transport, res: ServerResponse, redis?: RedisState): Promise<void> {
-  const shared = redis === undefined ? {} : { redis: redis === 'connected' ? 'connected' : 'unreachable: serving with local state' };
+export async function readiness(
+  transport: Transport,
+  res: ServerResponse,
+  redis?: RedisState,
+  /** With AUTH_MODE oidc or both: whether the identity provider answers, and whether tokens can be checked without it. */
+  identity?: () => Promise<{ ready: boolean; identityProvider: string } | undefined>,
+): Promise<void> {
+  const provider = await identity?.();
+  const shared = {
+    ...(redis === undefined ? {} : { redis: redis === 'connected' ? 'connected' : 'unreachable: serving with local state' }),
+    ...(provider ? { identityProvider: provider.identityProvider } : {}),
+  };
+  if (provider && !provider.ready) {
+    return sendJson(res, 503, { status: 'unavailable', reason: 'the identity provider cannot be reached and no token can be checked without its keys', ...shared });
+  }
   // An open circuit: GraphQL calls fail fast until a probe gets through, so not ready either.
   if (transport.breaker.state === 'open') {
     return sendJson(res, 503, { status: 'unavailable', reason: 'the upstream failed repeatedly; calls to it are paused', ...shared });

@@ -8,7 +8,7 @@ import { sendJson } from './plain.ts';
 
 export interface Refused {
   status: number;
-  answer: { errors: readonly { extensions?: Record<string, unknown> }[] };
+  answer: { errors: readonly { message?: string; extensions?: Record<string, unknown> }[] };
   headers?: Record<string, string>;
 }
 

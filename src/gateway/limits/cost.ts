@@ -20,6 +20,7 @@ import { ErrorCode, GatewayError } from '../errors.ts';
 import { PageSizeError, pageSizeProblem, type PageSizeProblem } from './page-size.ts';
 import { estimateMemo } from './estimate-memo.ts';
 import { windowSearchCalls } from './window-estimate.ts';
+import { itemsAsked } from './fan-out.ts';
 
 /** A connection's default page; one returned whole counts at the largest page a client may ask for. */
 function defaultPage(typeName: string): number {
@@ -39,7 +40,8 @@ export interface Estimate {
 
 /**
  * Each field costs 1 (and a time window's search) plus its children; a connection field (one taking `first`) costs 1 plus its
- * children times the page asked for. An out-of-range `first` or `last` counts as asked, and is
+ * children times the page asked for, a batch lookup (fan-out.ts) 1 plus its children times the
+ * items sent. An out-of-range `first` or `last` counts as asked, and is
  * noted on the estimate being made (graphql-query-complexity's `context`): the operation is
  * refused for it.
  */
@@ -47,7 +49,7 @@ export const connectionCostEstimator: ComplexityEstimator = ({ type, field, args
   const isConnection = field.args.some((arg) => arg.name === 'first');
   // A time window's bounds are searched before its page is read (window-estimate.ts).
   const window = windowSearchCalls(args);
-  if (!isConnection) return 1 + window + childComplexity;
+  if (!isConnection) return 1 + window + childComplexity * (itemsAsked(field, args) ?? 1);
   const estimate = context as Estimate | undefined;
   if (estimate && !estimate.pageSize) {
     const problem = pageSizeProblem(type, field, args);

@@ -36,8 +36,11 @@ export interface RequestCache {
 }
 
 export interface GatewayResponseCache<TContext extends StaleAwareContext> {
-  /** The cache for one request's key; undefined without a key (such a request makes no call to keep). */
-  forRequest(apiKey: string | null): RequestCache | undefined;
+  /**
+   * The cache for one request's key; undefined without a key (such a request makes no call to keep).
+   * `partition` (a signed-in user's organization and scope set, hashed) replaces the key's hash.
+   */
+  forRequest(apiKey: string | null, partition?: string): RequestCache | undefined;
   /** The Apollo plugins of the cache (`extensions.stale`). */
   plugins: ApolloServerPlugin<TContext>[];
   /**
@@ -66,10 +69,10 @@ export function responseCacheFor<TContext extends StaleAwareContext>(
   const rules = new Map<Route<unknown>, CacheRule>(options.rules.map(({ route, rule }) => [route, rule]));
   const servesStale = settings.staleIfErrorMs > 0;
   return {
-    forRequest(apiKey) {
+    forRequest(apiKey, partition) {
       if (!apiKey) return undefined;
       const stale = servesStale ? new StaleReads() : undefined;
-      return { caller: new CacheOfCaller(store, rules, keyHash(apiKey), stale), ...(stale ? { stale } : {}) };
+      return { caller: new CacheOfCaller(store, rules, partition ?? keyHash(apiKey), stale), ...(stale ? { stale } : {}) };
     },
     plugins: servesStale ? [staleExtensionPlugin<TContext>()] : [],
     fieldWrapper: servesStale ? noteStaleFields : undefined,

@@ -5,7 +5,7 @@
 // transport knows no subscription field: the schema's resolvers are what a subscription runs.
 // `graphql_ws_connections` counts the connections open.
 import { randomUUID } from 'node:crypto';
-import { keyHash as hashOfKey } from '../key-hash.ts';
+import { credentialOfConnectionParams, type Authentication, type Caller } from '../identity/index.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { subscribe, type ExecutionResult, type GraphQLError, type GraphQLFormattedError } from 'graphql';
@@ -16,7 +16,6 @@ import { Gauge, type Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { ErrorCode, GatewayError } from '../errors.ts';
 import type { FormatError } from '../format-error.ts';
-import { keyFromConnectionParams } from './connection-key.ts';
 import { checkSubscription, type OperationRules, type SubscribeRequest } from './operation-check.ts';
 
 /** How long a shutdown waits for its sockets' closing handshakes before cutting them. */
@@ -29,10 +28,11 @@ const CLOSE_GRACE_MS = 2000;
  */
 export const RESTART_CLOSE = { code: 1012, reason: 'Service Restart: the gateway is restarting; reconnect and resume with afterId' } as const;
 
-/** What a subscription's context is made from: its connection's key, its own id and signal. */
+/** What a subscription's context is made from: its connection's caller, its own id and signal. */
 export interface SubscriptionContextInput {
   requestId: string;
   apiKey: string;
+  caller: Caller;
   /** Aborted when the subscription ends. */
   signal: AbortSignal;
   origin: string;
@@ -46,6 +46,14 @@ export interface SubscriptionServerOptions<TContext> {
   maxSubscriptionsPerConnection: number;
   maxConnectionsPerKey: number;
   createContext(input: SubscriptionContextInput): TContext;
+  /**
+   * Who a connection is for, from its `connection_init` credential (identity/), and the key the
+   * gateway holds for it now (keys are rotated on SIGHUP).
+   */
+  identity: {
+    authenticate(credential: ReturnType<typeof credentialOfConnectionParams>): Promise<Authentication>;
+    current(caller: Caller): Authentication;
+  };
   originOf(req: IncomingMessage): string;
   formatError: FormatError;
   logger: Logger;
@@ -61,8 +69,10 @@ export interface SubscriptionServer {
 
 interface Connection {
   id: string;
-  apiKey: string;
+  caller: Caller;
   keyHash: string;
+  /** Closes the connection when its token expires. */
+  expiry?: NodeJS.Timeout;
   openedAt: number;
   subscriptions: Map<string, AbortController>;
   subscribed: number;
@@ -96,22 +106,42 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
 
   const cleanup = useServer<Record<string, unknown>>(
     {
-      onConnect(ctx) {
+      async onConnect(ctx) {
         const { socket } = ctx.extra;
-        const apiKey = keyFromConnectionParams(ctx.connectionParams);
-        if (apiKey === null) {
-          socket.close(CloseCode.Unauthorized, 'Unauthorized: send the API key in connection_init as x-service-token');
+        const credential = credentialOfConnectionParams(ctx.connectionParams);
+        const authentication = await options.identity.authenticate(credential);
+        if (!authentication.ok) {
+          const { closeCode, message } = authentication.refusal;
+          socket.close(
+            closeCode,
+            credential === null && closeCode === CloseCode.Unauthorized ? 'Unauthorized: send the API key in connection_init as x-service-token' : truncateReason(message),
+          );
           return false;
         }
-        const keyHash = hashOfKey(apiKey);
+        const { caller } = authentication;
+        // One count per key, or per signed-in user: the users of one organization share its key.
+        const keyHash = caller.bucket;
         const held = perKey.get(keyHash) ?? 0;
         if (held >= options.maxConnectionsPerKey) {
           socket.close(CloseCode.Forbidden, `Forbidden: this API key holds ${held} connections, the most allowed`);
           return false;
         }
         perKey.set(keyHash, held + 1);
-        const connection: Connection = { id: randomUUID(), apiKey, keyHash, openedAt: performance.now(), subscriptions: new Map(), subscribed: 0 };
+        const connection: Connection = { id: randomUUID(), caller, keyHash, openedAt: performance.now(), subscriptions: new Map(), subscribed: 0 };
         connections.set(ctx, connection);
+        if (caller.user) {
+          // The token was checked once, here; the connection lives no longer than it does.
+          // (setTimeout holds at most 2^31-1 ms; a longer-lived token is re-armed on the way.)
+          const arm = () => {
+            const left = caller.user!.expiresAt - Date.now();
+            connection.expiry = setTimeout(() => {
+              if (caller.user!.expiresAt - Date.now() > 0) return arm();
+              socket.close(CloseCode.Unauthorized, 'token expired');
+            }, Math.max(0, Math.min(left, 2_147_483_647)));
+            connection.expiry.unref();
+          };
+          arm();
+        }
         logger.info({ connectionId: connection.id }, 'websocket connection opened');
         return true;
       },
@@ -122,13 +152,16 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
           const message = `This connection holds ${connection.subscriptions.size} subscriptions, the most allowed (TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION); complete one or open another connection.`;
           return [new GatewayError(message, { code: ErrorCode.TOO_MANY_SUBSCRIPTIONS })];
         }
+        // The key the gateway holds for this caller now: a rotated key is used from the next subscription.
+        const current = options.identity.current(connection.caller);
+        if (!current.ok) return [new GatewayError(current.refusal.message, { code: ErrorCode.FORBIDDEN })];
         const request = payload as SubscribeRequest;
         const checked = checkSubscription(options.rules, request);
         if ('errors' in checked) return checked.errors;
         const abort = new AbortController();
         connection.subscriptions.set(id, abort);
         connection.subscribed += 1;
-        const contextValue = options.createContext({ requestId: `${connection.id}/${id}`, apiKey: connection.apiKey, signal: abort.signal, origin: options.originOf(ctx.extra.request) });
+        const contextValue = options.createContext({ requestId: `${connection.id}/${id}`, apiKey: current.caller.apiKey, caller: current.caller, signal: abort.signal, origin: options.originOf(ctx.extra.request) });
         return {
           schema: options.rules.schema,
           document: checked.document,
@@ -155,6 +188,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
         const connection = connections.get(ctx);
         if (!connection) return;
         connections.delete(ctx);
+        clearTimeout(connection.expiry);
         for (const abort of connection.subscriptions.values()) abort.abort();
         const held = (perKey.get(connection.keyHash) ?? 1) - 1;
         if (held > 0) perKey.set(connection.keyHash, held);
@@ -191,4 +225,12 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
       await cleanup.dispose();
     },
   };
+}
+
+/** A close reason is at most 123 bytes of UTF-8 (RFC 6455). */
+function truncateReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let cut = reason;
+  while (Buffer.byteLength(cut) > 120) cut = cut.slice(0, -1);
+  return `${cut}…`;
 }

@@ -1,16 +1,21 @@
 // An operation's upstream calls, estimated before it runs, for the throttle: each root field is
 // one call (a framework create two: the create and the read back; a device lookup a few: its
 // search pages through the device list), each `ProtectionDevice.traffic` one per device of the
-// page it is under, and a time window the search of its bounds. Identical calls are made once per
+// page it is under, a time window the search of its bounds, and a batch lookup (a subgraph's
+// `_entities`) what one lookup costs, once per item sent. Identical calls are made once per
 // request, so this is an upper bound; the bucket is charged what the operation actually made.
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { getNamedType, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { DEFAULT_MAX_PAGE_SIZE, DEFAULT_PAGE_SIZES } from '../connections/connection.ts';
 import { estimateMemo } from '../limits/estimate-memo.ts';
 import { windowSearchCalls } from '../limits/window-estimate.ts';
+import { itemsAsked } from '../limits/fan-out.ts';
 
-/** Calls of the root fields that make more than one. */
-const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3, webProtectionRecord: 2 };
+/**
+ * Calls of the root fields that make more than one. `_entities`: per representation, as a device
+ * lookup (a framework's costs one per organization, so less).
+ */
+const ROOT_CALLS: Readonly<Record<string, number>> = { createSecurityFramework: 2, protectionDevice: 3, webProtectionRecord: 2, _entities: 3 };
 /** The one nested field with an upstream call of its own. */
 const NESTED_CALLS: Readonly<Record<string, number>> = { 'ProtectionDevice.traffic': 1 };
 
@@ -25,7 +30,9 @@ export function callEstimator(schema: GraphQLSchema): ComplexityEstimator {
   return ({ type, field, args, childComplexity }) => {
     const own = (roots.has(type.name) ? (ROOT_CALLS[field.name] ?? 1) : (NESTED_CALLS[`${type.name}.${field.name}`] ?? 0)) + windowSearchCalls(args);
     const isConnection = field.args.some((arg) => arg.name === 'first');
-    return own + (isConnection ? childComplexity * page(args, getNamedType(field.type).name) : childComplexity);
+    if (isConnection) return own + childComplexity * page(args, getNamedType(field.type).name);
+    const items = itemsAsked(field, args);
+    return items === undefined ? own + childComplexity : (own + childComplexity) * items;
   };
 }
 

@@ -8,7 +8,7 @@ import { MemoryBuckets } from './buckets.ts';
 import { throttle, type Throttle } from './plugin.ts';
 import { RedisBuckets } from './redis-buckets.ts';
 
-export function throttleFor<TContext extends BaseContext & { apiKey: string | null; observation?: RequestObservation }>(
+export function throttleFor<TContext extends BaseContext & { apiKey: string | null; caller?: { bucket: string }; observation?: RequestObservation }>(
   rateLimit: { calls: number; restorePerSecond: number },
   /** REDIS_URL's connection: buckets shared by every replica. */
   redis?: SharedRedis,

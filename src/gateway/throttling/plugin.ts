@@ -18,6 +18,8 @@ export interface ThrottleStatus {
 
 interface ThrottledContext extends BaseContext {
   apiKey: string | null;
+  /** A signed-in user's bucket name (identity/): one bucket per user, not per key it acts with. */
+  caller?: { bucket: string };
   observation?: RequestObservation;
 }
 
@@ -56,7 +58,7 @@ export function throttle<TContext extends ThrottledContext>(settings: BucketSett
       async requestDidStart({ contextValue }) {
         // No key: the operation fails UNAUTHENTICATED before any call, with nothing to charge.
         if (!contextValue.apiKey) return;
-        const bucket = keyHash(contextValue.apiKey);
+        const bucket = contextValue.caller?.bucket ?? keyHash(contextValue.apiKey);
         return {
           async didResolveOperation({ schema, document, operation, request }) {
             if (!operation) return;

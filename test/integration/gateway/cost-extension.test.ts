@@ -123,10 +123,13 @@ describe('an operation that runs', () => {
     expectCost(response, estimateOf(CreateFrameworkDocument, variables));
   });
 
-  it('an operation without a key: refused by the client before any call, the estimate still made', async () => {
+  it('an operation without a key: HTTP 401 before any work, so neither a call nor an estimate', async () => {
     const response = await stack.query(TrafficLogDocument, { deviceId: '3' }, { key: null });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
-    expect(expectCost(response, estimateOf(TrafficLogDocument, { deviceId: '3' })).upstreamCalls).toBe(0);
+    expect(Object.keys(JSON.parse(response.text))).toEqual(['errors']);
+    expect(stack.proxy.calls).toEqual([]);
   });
 });
 
@@ -151,7 +154,11 @@ describe('an operation refused before it runs: no call', () => {
 
   it('a request refused before Apollo reads it as GraphQL (not JSON, CSRF prevention): no extensions at all', async () => {
     const notJson = await postGraphQL<unknown>(stack.gateway.url, '{not json', { 'x-service-token': 'demo-admin-key' });
-    const csrf = await fetch(stack.gateway.url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"query":"{ __typename }"}' });
+    const csrf = await fetch(stack.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-service-token': 'demo-admin-key' },
+      body: '{"query":"{ __typename }"}',
+    });
     for (const [status, text] of [[notJson.status, notJson.text], [csrf.status, await csrf.text()]] as const) {
       expect(status).toBe(400);
       expect(Object.keys(JSON.parse(text))).toEqual(['errors']);

@@ -177,7 +177,7 @@ describe('operator endpoints and paths', () => {
   it('marks every GraphQL answer Cache-Control: no-store (answers depend on the key)', async () => {
     const response = await fetch(stack.gateway.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-service-token': TEST_KEYS.admin },
       body: JSON.stringify({ query: FRAMEWORK_COUNT }),
     });
     expect(response.status).toBe(200);
@@ -320,7 +320,7 @@ describe('CORS', () => {
       expect(answer.headers.get('vary')).toBe('Origin');
 
       // The request itself still runs (CORS is the browser's guard), without CORS headers.
-      const actual = await postGraphQL(stack.gateway.url, { query: '{ __typename }' }, { origin: from });
+      const actual = await postGraphQL(stack.gateway.url, { query: '{ __typename }' }, { origin: from, 'x-service-token': TEST_KEYS.admin });
       expect(actual.status).toBe(200);
       expect([...actual.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
     },
@@ -413,7 +413,8 @@ describe('slow clients', () => {
 
   it('closes a client that sends its body byte by byte after the request timeout', async () => {
     const body = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(300) } });
-    const head = `POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // With a key: without one the gateway answers 401 before reading the body at all.
+    const head = `POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nX-Service-Token: ${TEST_KEYS.admin}\r\nContent-Length: ${body.length}\r\n\r\n`;
     const result = await slowClient(stack.gateway.port, head, body);
     expect(result.closedByServer).toBe(true);
     expect(result.answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -476,7 +477,8 @@ describe('a client that goes away', () => {
   it('leaves nothing behind when the client goes away in the middle of its body', async () => {
     const result = await new Promise<string>((resolve) => {
       const socket = connect(faulty.gateway.port, '127.0.0.1', () => {
-        const partial = 'POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":';
+        // With a key: without one the gateway answers 401 before reading the body at all.
+        const partial = `POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nX-Service-Token: ${TEST_KEYS.admin}\r\nContent-Length: 1000\r\n\r\n{"query":`;
         socket.write(partial, () => setTimeout(() => socket.destroy(), 100));
       });
       let answer = '';

@@ -80,8 +80,9 @@ describe('NODE_ENV=production', () => {
     const text = await response.text();
     expect(text).not.toContain('<html');
     expect(text).not.toContain('embeddable-sandbox');
-    // What answers instead is CSRF prevention: a browser's plain GET is not an operation.
-    expect(response.status).toBe(400);
+    // What answers instead is the missing credential: a browser's plain GET carries none.
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   it('refuses introspection, before any upstream call', async () => {
@@ -141,10 +142,12 @@ describe('NODE_ENV=production', () => {
   });
 
   it('keeps CSRF prevention on', async () => {
-    const response = await fetch(`${stack.gateway.url}?query=${encodeURIComponent('{ __typename }')}`);
+    // With a key: the request is the caller's, and what refuses it is CSRF prevention.
+    const key = { 'x-service-token': TEST_KEYS.admin };
+    const response = await fetch(`${stack.gateway.url}?query=${encodeURIComponent('{ __typename }')}`, { headers: key });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('Cross-Site Request Forgery');
-    const text = await fetch(stack.gateway.url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"query":"{ __typename }"}' });
+    const text = await fetch(stack.gateway.url, { method: 'POST', headers: { 'content-type': 'text/plain', ...key }, body: '{"query":"{ __typename }"}' });
     expect(text.status).toBe(400);
   });
 

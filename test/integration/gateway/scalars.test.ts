@@ -286,9 +286,10 @@ describe('outputs', () => {
 });
 
 describe('keys', () => {
-  it('a request without a key is UNAUTHENTICATED with no upstream call', async () => {
+  it('a request without a key is HTTP 401 UNAUTHENTICATED with no upstream call', async () => {
     stack.proxy.reset();
     const response = await post({ query: print(UpdateWebProtectionRecordDocument), variables: { id: String(recordId), input: {} } }, null);
+    expect(response.status).toBe(401);
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
     expect(stack.proxy.calls).toEqual([]);
   });

@@ -665,10 +665,13 @@ describe('deleteSecurityFramework', () => {
 });
 
 describe('keys', () => {
-  it('without a key is UNAUTHENTICATED with no upstream call', async () => {
+  it('without a key is HTTP 401 UNAUTHENTICATED with no upstream call', async () => {
     stack.proxy.reset();
     const list = await stack.query(FrameworkIdsDocument, { organizationId: '1' }, { key: null });
-    expect(onlyError(list)).toMatchObject({ path: ['securityFrameworks'], extensions: { code: 'UNAUTHENTICATED' } });
+    expect(list.status).toBe(401);
+    expect(list.headers.get('www-authenticate')).toBe('Bearer');
+    expect(onlyError(list)).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    expect(list.data).toBeUndefined();
     const lookup = await stack.query(FrameworkDocument, { organizationId: '1', id: '1' }, { key: null });
     expect(onlyError(lookup).extensions?.code).toBe('UNAUTHENTICATED');
     const create = await stack.query(CreateFrameworkDocument, { input: { title: 'x', controls: [] }, organizationId: '1' }, { key: null });

@@ -290,15 +290,16 @@ describe('deleteWebProtectionRecord', () => {
 });
 
 describe('keys', () => {
-  it('without a key is UNAUTHENTICATED with no upstream call, and nothing changes', async () => {
+  it('without a key is HTTP 401 UNAUTHENTICATED with no upstream call, and nothing changes', async () => {
     const before = await v1Record(ids.empty!);
     stack.proxy.reset();
     const edit = await update(ids.empty!, { fqdn: 'anonymous.acmehealth.example' }, null);
-    expect(onlyError(edit)).toMatchObject({
-      path: ['updateWebProtectionRecord'],
-      extensions: { code: 'UNAUTHENTICATED' },
-    });
+    expect(edit.status).toBe(401);
+    expect(edit.headers.get('www-authenticate')).toBe('Bearer');
+    expect(onlyError(edit).extensions?.code).toBe('UNAUTHENTICATED');
+    expect(edit.data).toBeUndefined();
     const remove = await stack.query(DeleteWebProtectionRecordDocument, { id: String(ids.empty) }, { key: null });
+    expect(remove.status).toBe(401);
     expect(onlyError(remove).extensions?.code).toBe('UNAUTHENTICATED');
     expect(stack.proxy.lines()).toEqual([]);
     expect(await v1Record(ids.empty!)).toEqual(before);

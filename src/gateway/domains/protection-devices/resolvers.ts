@@ -43,18 +43,23 @@ function deviceConnection(args: DeviceArgs, { loaders }: GatewayContext) {
   });
 }
 
+/**
+ * The device with this id as the key sees it, or null: through the per-request search (loaders.ts).
+ * A malformed id is BAD_USER_INPUT naming `argument`.
+ */
+export async function findDevice(loaders: Pick<GatewayContext['loaders'], 'deviceById'>, id: string, argument: string) {
+  try {
+    return await loaders.deviceById.load(requirePositiveId(id, argument));
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
 export const protectionDeviceResolvers = {
   Query: {
     protectionDevices: (_parent, args, context) => deviceConnection(args, context),
-    async protectionDevice(_parent, args, { loaders }) {
-      const id = requirePositiveId(args.id, 'id');
-      try {
-        return await loaders.deviceById.load(id);
-      } catch (error) {
-        if (isNotFound(error)) return null;
-        throw error;
-      }
-    },
+    protectionDevice: (_parent, args, { loaders }) => findDevice(loaders, args.id, 'id'),
     trafficLog: (_parent, args, context) => trafficConnection(args.deviceId, args, context),
   },
   Mutation: { createTrafficExport },

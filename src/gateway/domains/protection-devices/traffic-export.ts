@@ -37,7 +37,7 @@ export const createTrafficExport: NonNullable<MutationResolvers['createTrafficEx
     order,
     ...filter,
     ...(bounds ? { window: bounds } : {}),
-  });
+  }, context.caller?.user?.expiresAt); // a signed-in user's link ends no later than its token
   return { export: { url, format: args.format, expiresAt: new Date(expiresAt).toISOString() } };
 };
 

@@ -26,7 +26,7 @@ function toWireBody(input: SecurityFrameworkInput): SecurityFrameworkBody {
   };
 }
 
-async function findFramework(
+export async function findFramework(
   load: (organizationId: string) => Promise<WireSecurityFramework[]>,
   organizationId: string,
   id: string,
@@ -77,13 +77,17 @@ export const securityFrameworkResolvers = {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
       const id = requirePositiveId(args.id, 'id');
       loaders.frameworksByOrganization.clear(organizationId);
-      return { securityFramework: await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input)) };
+      const framework = await updateSecurityFramework(upstream, organizationId, id, toWireBody(args.input));
+      loaders.frameworkOwners.set(framework, organizationId);
+      return { securityFramework: framework };
     },
     async deleteSecurityFramework(_parent, args, { upstream, loaders }) {
       const organizationId = requirePositiveId(args.organizationId, 'organizationId');
       const id = requirePositiveId(args.id, 'id');
       loaders.frameworksByOrganization.clear(organizationId);
-      return { securityFramework: await deleteSecurityFramework(upstream, organizationId, id) };
+      const framework = await deleteSecurityFramework(upstream, organizationId, id);
+      loaders.frameworkOwners.set(framework, organizationId);
+      return { securityFramework: framework };
     },
   },
   CreateSecurityFrameworkPayload: {
@@ -92,6 +96,11 @@ export const securityFrameworkResolvers = {
   },
   SecurityFramework: {
     id: (framework) => String(framework.id),
+    organizationId(framework, _args, { loaders }) {
+      const organizationId = loaders.frameworkOwners.get(framework);
+      if (organizationId === undefined) throw new Error('a framework was resolved without the organization it was read under');
+      return organizationId;
+    },
     controls: (framework, _args, { controlIds }) => controlsOf(framework, controlIds),
   },
 } satisfies Resolvers;

@@ -16,6 +16,8 @@ export interface OperationOutcome {
 /** The span of one GraphQL request over HTTP, parent of its upstream attempts' spans. */
 export interface OperationTrace extends UpstreamTracer {
   describe(outcome: OperationOutcome): void;
+  /** The signed-in user the request is for: its `sub` only. */
+  identify(sub: string): void;
   end(httpStatus: number): void;
 }
 

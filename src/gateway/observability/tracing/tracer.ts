@@ -36,7 +36,7 @@ export function startTracing(settings: TracingSettings): GatewayTracing {
         // decision travels upstream in the request's own traceparent, as W3C Trace Context asks.
         const headers: Record<string, string> = {};
         propagator.inject(own, headers, defaultTextMapSetter);
-        return { attempt: () => ({ headers, end() {} }), describe() {}, end() {} };
+        return { attempt: () => ({ headers, end() {} }), describe() {}, identify() {}, end() {} };
       }
       return {
         attempt(route, attempt) {
@@ -75,6 +75,10 @@ export function startTracing(settings: TracingSettings): GatewayTracing {
           if (outcome.estimatedCost !== null) span.setAttribute('gateway.cost.estimated', outcome.estimatedCost);
           span.setAttribute('gateway.cost.upstream_calls', outcome.upstreamCalls);
           if (outcome.outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.outcome });
+        },
+        identify(sub) {
+          // OpenTelemetry's attribute for the user: the token's subject, and nothing else of it.
+          span.setAttribute('enduser.id', sub);
         },
         end(httpStatus) {
           span.setAttribute('http.response.status_code', httpStatus);
