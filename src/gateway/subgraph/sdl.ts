@@ -1,26 +1,11 @@
 // The gateway's SDL as a Federation 2 subgraph: the SDL files themselves (sdl.ts), with the link to
 // the federation spec and each entity's directives added here, in one place. The files stay free
-// of federation, so that the schema served without SUBGRAPH=1 is exactly the SDL's; the one
-// federation directive they use, Apollo's `@requiresScopes`, they declare themselves for that
-// schema, and here it comes from the spec instead.
+// of federation, so that the schema served without SUBGRAPH=1 is exactly the SDL's.
 import { Kind, parse, type ConstDirectiveNode, type DefinitionNode, type DocumentNode, type ObjectTypeDefinitionNode } from 'graphql';
 
 /** The federation spec version linked, and the directives this subgraph imports from it. */
 export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.9';
-export const FEDERATION_IMPORTS = ['@key', '@shareable', '@requiresScopes'] as const;
-
-/**
- * What the SDL files declare themselves for the plain schema and the spec provides here: the
- * directive `@requiresScopes` and its argument's scalar. Left in, they would shadow the spec's
- * definitions, and composition would not take the fields' scopes into the supergraph.
- */
-const PROVIDED_BY_THE_SPEC = { directives: new Set(['requiresScopes']), types: new Set(['federation__Scope']) };
-
-function providedBySpec(definition: DefinitionNode): boolean {
-  if (definition.kind === Kind.DIRECTIVE_DEFINITION) return PROVIDED_BY_THE_SPEC.directives.has(definition.name.value);
-  if (definition.kind === Kind.SCALAR_TYPE_DEFINITION) return PROVIDED_BY_THE_SPEC.types.has(definition.name.value);
-  return false;
-}
+export const FEDERATION_IMPORTS = ['@key', '@shareable'] as const;
 
 /** `extend schema @link(...)`: what makes the SDL a Federation 2 subgraph. */
 export const federationLink: DocumentNode = parse(
@@ -66,11 +51,9 @@ function withFederation(definition: DefinitionNode): DefinitionNode {
   };
 }
 
-/** The subgraph's SDL: the link, then the SDL files with the entities' directives and without what the spec provides. */
+/** The subgraph's SDL: the link, then the SDL files with the entities' directives. */
 export function subgraphTypeDefs(sdl: readonly DocumentNode[]): DocumentNode[] {
-  const documents = sdl
-    .map((document) => ({ ...document, definitions: document.definitions.filter((definition) => !providedBySpec(definition)).map(withFederation) }))
-    .filter((document) => document.definitions.length > 0);
+  const documents = sdl.map((document) => ({ ...document, definitions: document.definitions.map(withFederation) }));
   const found = new Set(documents.flatMap((document) => document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : []))));
   for (const name of ENTITY_TYPES) if (!found.has(name)) throw new Error(`the entity type ${name} is not declared in schema/*.graphql`);
   return [federationLink, ...documents];

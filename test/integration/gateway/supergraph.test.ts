@@ -12,7 +12,7 @@ import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { composeServices as composeWithTheGuild, compositionHasErrors } from '@theguild/federation-composition';
-import { Kind, parse, print, printSchema, valueFromASTUntyped, visit, type ConstDirectiveNode } from 'graphql';
+import { Kind, parse, printSchema } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_ADMIN_KEY, postGraphQL, startStack, TEST_KEYS, type Stack } from '../../helpers/gateway.ts';
 import { v1Request } from '../../helpers/v1.ts';
@@ -143,27 +143,10 @@ function services(securityTypeDefs: string) {
   ];
 }
 
-/**
- * The supergraph without the `requiresScopes` feature, for Apollo's JS gateway: it refuses any
- * feature linked `for: SECURITY` that it cannot enforce itself (Apollo Router and Hive Gateway
- * enforce it). The gateway behind it still checks every field's scopes itself.
- */
-function withoutScopes(supergraphSdl: string): string {
-  const isScopesLink = (node: ConstDirectiveNode) =>
-    node.name.value === 'link' && node.arguments?.some((arg) => arg.name.value === 'url' && arg.value.kind === Kind.STRING && arg.value.value.includes('/requiresScopes/'));
-  return print(
-    visit(parse(supergraphSdl), {
-      Directive: (node) => (node.name.value === 'requiresScopes' || isScopesLink(node as ConstDirectiveNode) ? null : undefined),
-      DirectiveDefinition: (node) => (node.name.value === 'requiresScopes' ? null : undefined),
-      ScalarTypeDefinition: (node) => (node.name.value === 'requiresScopes__Scope' ? null : undefined),
-    }),
-  );
-}
-
 /** A router (Apollo's gateway in an Apollo Server) over the composed supergraph, forwarding the client's credentials and the secret. */
 async function startRouter(supergraphSdl: string): Promise<typeof router> {
   const gateway = new ApolloGateway({
-    supergraphSdl: withoutScopes(supergraphSdl),
+    supergraphSdl,
     buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<{ credentials: Record<string, string> }>({
         url,
@@ -228,35 +211,6 @@ describe('composition', () => {
     expect(result.errors?.map((error) => error.message)).toBeUndefined();
     expect(result.hints?.map((hint) => `${hint.definition.code}: ${hint.message}`)).toEqual([]);
     expect(result.supergraphSdl).toContain('join__type(graph: SECURITY, key: "organizationId id")');
-  });
-
-  it('takes the scopes each field needs into the supergraph: @requiresScopes through the federation link', () => {
-    // The subgraph imports the spec's directive rather than declaring its own.
-    expect(sdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \[[^\]]*"@requiresScopes"/);
-    expect(sdl.match(/directive @requiresScopes\(/g)).toHaveLength(1);
-    const supergraph = parse(composeWithApollo(services(sdl)).supergraphSdl!);
-    const scopesOf = (type: string, field: string) => {
-      const definition = supergraph.definitions.find((d) => d.kind === Kind.OBJECT_TYPE_DEFINITION && d.name.value === type);
-      const found = definition?.kind === Kind.OBJECT_TYPE_DEFINITION ? definition.fields?.find((f) => f.name.value === field) : undefined;
-      const directive = found?.directives?.find((d) => d.name.value === 'requiresScopes');
-      return directive ? valueFromASTUntyped(directive.arguments![0]!.value) : undefined;
-    };
-    expect(scopesOf('ProtectionDevice', 'traffic')).toEqual([['traffic:read']]);
-    expect(scopesOf('Query', 'protectionDevices')).toEqual([['devices:read']]);
-    expect(scopesOf('Mutation', 'createSecurityFramework')).toEqual([['frameworks:write']]);
-    expect(scopesOf('ProtectionDevice', 'owner')).toBeUndefined();
-    // The Guild's composition keeps them too.
-    const guild = composeWithTheGuild(services(sdl));
-    expect(compositionHasErrors(guild) ? [] : guild.supergraphSdl).toContain('@requiresScopes(scopes: [["traffic:read"]])');
-  });
-
-  it("Apollo's JS gateway refuses a supergraph with the scopes, as it does any security feature it cannot enforce", async () => {
-    const supergraphSdl = composeWithApollo(services(sdl)).supergraphSdl!;
-    await expect(new ApolloGateway({ supergraphSdl }).load()).rejects.toThrow(/requiresScopes\/v0\.1 is for: SECURITY but is unsupported/);
-    // Without them, it loads: what the router below is given.
-    const gateway = new ApolloGateway({ supergraphSdl: withoutScopes(supergraphSdl) });
-    await expect(gateway.load()).resolves.toBeDefined();
-    await gateway.stop();
   });
 
   it("The Guild's composition composes them too, with the same public schema as Apollo's", async () => {
