@@ -280,6 +280,8 @@ export type Mutation = {
    * `ControlInput`) or an admin key names no organization; `FORBIDDEN` when the key may not act on
    * the named organization. Never retried: on a timeout the error has
    * `extensions.outcome: "UNKNOWN"` and the framework may or may not exist.
+   *
+   * A signed-in user needs scope `frameworks:write`.
    */
   createSecurityFramework?: Maybe<CreateSecurityFrameworkPayload>;
   /**
@@ -288,6 +290,8 @@ export type Mutation = {
    * (the key of this request stays with the gateway) and works as a plain browser link, as often as
    * needed, until `expiresAt` (`EXPORT_LINK_TTL_S` seconds). Fails with `NOT_FOUND` when the device
    * does not exist or belongs to another organization.
+   *
+   * A signed-in user needs scope `traffic:export`.
    */
   createTrafficExport?: Maybe<CreateTrafficExportPayload>;
   /**
@@ -296,6 +300,8 @@ export type Mutation = {
    *
    * Errors: `NOT_FOUND` when the framework does not exist, was already deleted, or belongs to
    * another organization; `FORBIDDEN` when the key may not act on the organization.
+   *
+   * A signed-in user needs scope `frameworks:write`.
    */
   deleteSecurityFramework?: Maybe<DeleteSecurityFrameworkPayload>;
   /**
@@ -304,6 +310,8 @@ export type Mutation = {
    *
    * Errors: `NOT_FOUND` when the record does not exist, was already deleted, or belongs to another
    * organization.
+   *
+   * A signed-in user needs scope `web-protection:write`.
    */
   deleteWebProtectionRecord?: Maybe<DeleteWebProtectionRecordPayload>;
   /**
@@ -314,6 +322,8 @@ export type Mutation = {
    * Errors: `NOT_FOUND` when the framework does not exist, was deleted, or belongs to another
    * organization; `BAD_USER_INPUT` when the input breaks a rule; `FORBIDDEN` when the key may not
    * act on the organization.
+   *
+   * A signed-in user needs scope `frameworks:write`.
    */
   updateSecurityFramework?: Maybe<UpdateSecurityFrameworkPayload>;
   /**
@@ -324,6 +334,8 @@ export type Mutation = {
    * organization; `BAD_USER_INPUT` when a value is invalid (a malformed e-mail or IPv4 address is
    * rejected before the service is called); `FORBIDDEN` when the key may not act on the named
    * organization.
+   *
+   * A signed-in user needs scope `web-protection:write`.
    */
   updateWebProtectionRecord?: Maybe<UpdateWebProtectionRecordPayload>;
 };
@@ -519,6 +531,8 @@ export type ProtectionDevice = {
    * says otherwise.
    * Null, with its error beside the device, when the log could not be read: the other devices
    * of a list keep theirs.
+   *
+   * A signed-in user needs scope `traffic:read`.
    */
   traffic?: Maybe<TrafficLogConnection>;
   /** The kind of device, as the service names it. The service does not fix the allowed values. */
@@ -614,23 +628,33 @@ export type ProtectionDeviceOrderField =
  */
 export type Query = {
   __typename?: 'Query';
-  /** One protection device; null when it does not exist or belongs to another organization. */
+  /**
+   * One protection device; null when it does not exist or belongs to another organization.
+   *
+   * A signed-in user needs scope `devices:read`.
+   */
   protectionDevice?: Maybe<ProtectionDevice>;
   /**
    * The protection devices the key can see, 50 to a page unless `first` or `last` says otherwise,
    * ordered by `orderBy` (by id ascending when it is left out). Fails with `FORBIDDEN` when the
    * filter names an organization the key may not see.
+   *
+   * A signed-in user needs scope `devices:read`.
    */
   protectionDevices?: Maybe<ProtectionDeviceConnection>;
   /**
    * One security framework of an organization, with its controls and their evidence; null when
    * it does not exist, was deleted, or belongs to another organization.
+   *
+   * A signed-in user needs scope `frameworks:read`.
    */
   securityFramework?: Maybe<SecurityFramework>;
   /**
    * The security frameworks of an organization that are not deleted, ordered by id ascending.
    * The whole list is read at once and paged here: without `first` or `last` the connection
    * holds every framework. Fails with `FORBIDDEN` when the key may not see the organization.
+   *
+   * A signed-in user needs scope `frameworks:read`.
    */
   securityFrameworks?: Maybe<SecurityFrameworkConnection>;
   /**
@@ -638,6 +662,8 @@ export type Query = {
    * otherwise, newest first unless `orderBy` says otherwise. The same connection as
    * `ProtectionDevice.traffic`. Fails with `NOT_FOUND` when the device does not exist or belongs
    * to another organization.
+   *
+   * A signed-in user needs scope `traffic:read`.
    */
   trafficLog?: Maybe<TrafficLogConnection>;
   /**
@@ -814,6 +840,8 @@ export type Subscription = {
    * organization; a key that later loses access to the device stops receiving with the same
    * error. An upstream failure does not end the subscription until it has lasted
    * `TAIL_MAX_FAILURE_S` seconds; the subscription then ends with the failure's code.
+   *
+   * A signed-in user needs scope `traffic:read`.
    */
   trafficLogEntryAdded: TrafficLogEntry;
 };

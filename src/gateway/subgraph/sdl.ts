@@ -37,6 +37,30 @@ function directivesOf(source: string): readonly ConstDirectiveNode[] {
 
 const SHAREABLE = directivesOf('@shareable');
 
+/**
+ * What the SDL files hold for the plain schema only: `@requiresScopes` (its definition, its
+ * argument's scalar and its uses). The subgraph checks scopes itself, on every request, whoever
+ * sends it; left in the SDL, composition would carry the scopes into the supergraph as a security
+ * feature, and a router that cannot enforce it (Apollo's JS gateway, a router without the
+ * authorization feature) refuses the whole supergraph.
+ */
+const SCOPES_DIRECTIVE = 'requiresScopes';
+const SCOPES_SCALAR = 'federation__Scope';
+
+function forThePlainSchemaOnly(definition: DefinitionNode): boolean {
+  if (definition.kind === Kind.DIRECTIVE_DEFINITION) return definition.name.value === SCOPES_DIRECTIVE;
+  if (definition.kind === Kind.SCALAR_TYPE_DEFINITION) return definition.name.value === SCOPES_SCALAR;
+  return false;
+}
+
+function withoutScopes(definition: DefinitionNode): DefinitionNode {
+  if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.OBJECT_TYPE_EXTENSION) return definition;
+  return {
+    ...definition,
+    fields: definition.fields?.map((field) => ({ ...field, directives: field.directives?.filter((directive) => directive.name.value !== SCOPES_DIRECTIVE) })),
+  };
+}
+
 function withFederation(definition: DefinitionNode): DefinitionNode {
   if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION) return definition;
   const name = definition.name.value;
@@ -51,9 +75,14 @@ function withFederation(definition: DefinitionNode): DefinitionNode {
   };
 }
 
-/** The subgraph's SDL: the link, then the SDL files with the entities' directives. */
+/** The subgraph's SDL: the link, then the SDL files with the entities' directives and without the scopes. */
 export function subgraphTypeDefs(sdl: readonly DocumentNode[]): DocumentNode[] {
-  const documents = sdl.map((document) => ({ ...document, definitions: document.definitions.map(withFederation) }));
+  const documents = sdl
+    .map((document) => ({
+      ...document,
+      definitions: document.definitions.filter((definition) => !forThePlainSchemaOnly(definition)).map(withoutScopes).map(withFederation),
+    }))
+    .filter((document) => document.definitions.length > 0);
   const found = new Set(documents.flatMap((document) => document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : []))));
   for (const name of ENTITY_TYPES) if (!found.has(name)) throw new Error(`the entity type ${name} is not declared in schema/*.graphql`);
   return [federationLink, ...documents];

@@ -213,6 +213,15 @@ describe('composition', () => {
     expect(result.supergraphSdl).toContain('join__type(graph: SECURITY, key: "organizationId id")');
   });
 
+  it('leaves the scopes out of the subgraph SDL: the gateway checks them itself, and any router loads the supergraph', async () => {
+    // No field carries the directive, under its imported name or the spec's namespaced one (the
+    // library prints the spec's definitions whatever the subgraph uses).
+    const uses = sdl.split('\n').filter((line) => /@(federation__)?requiresScopes\(/.test(line) && !line.startsWith('directive '));
+    expect(uses).toEqual([]);
+    const result = composeWithApollo(services(sdl));
+    expect(result.supergraphSdl).not.toMatch(/@requiresScopes\(|directive @requiresScopes|specs.apollo.dev\/requiresScopes/);
+  });
+
   it("The Guild's composition composes them too, with the same public schema as Apollo's", async () => {
     const guild = composeWithTheGuild(services(sdl));
     expect(compositionHasErrors(guild) ? guild.errors.map((error) => error.message) : []).toEqual([]);
