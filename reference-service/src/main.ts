@@ -14,6 +14,8 @@ try {
 
 try {
   const service = await startV1Service(options);
+  // Said by the one process that seeded, so an operator starting several on one database sees which.
+  if (service.seeded) console.error('v1: seeded the demo data');
   console.log(`v1 service listening on ${service.url}`);
   if (service.demoKeys.length > 0) {
     console.log('demo API keys (X-Service-Token):');

@@ -30,6 +30,8 @@ export interface V1Service {
   db: Database;
   /** The keys demo seeding created in this start (empty when nothing was seeded). */
   demoKeys: ApiKey[];
+  /** Whether this start seeded the demo data (of several processes on one database, exactly one does). */
+  seeded: boolean;
   close(): Promise<void>;
 }
 
@@ -42,12 +44,13 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
   let server: Server | undefined;
   try {
     let demoKeys: ApiKey[] = [];
+    let seeded = false;
     if ((options.seed ?? 'demo') === 'demo') {
       // Fills an empty database; on an already-seeded one it writes nothing and reports the demo
       // keys still stored there, so a restart prints them too.
       const seeding = await store.seedDemo(options.seedSizes ?? {});
       demoKeys = seeding.keys;
-      if (seeding.seeded) log('v1: seeded the demo data');
+      seeded = seeding.seeded;
     }
     await store.replaceConfiguredKeys(configuredKeys);
 
@@ -79,6 +82,7 @@ export async function startV1Service(options: V1ServiceOptions = {}): Promise<V1
         throw new Error('a service on PostgreSQL has no SQLite database: use its store');
       },
       demoKeys,
+      seeded,
       close() {
         closing ??= (async () => {
           simulator?.stop();
