@@ -93,6 +93,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     readinessProbe: READINESS_PROBE,
   });
   metrics.setCircuitState(upstreamOrigin, transport.breaker.state);
+  // Downloads' own transport: a stalled or failing export holds none of the connections GraphQL
+  // needs and moves none of its breaker. Its pool is as large as the downloads allowed at once.
+  const exportTransport = new Transport({
+    baseUrl: options.upstreamUrl,
+    deadlineMs: options.upstreamTimeoutMs,
+    circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
+    pool: { connections: options.exports.maxConcurrent },
+    readinessProbe: READINESS_PROBE,
+  });
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
   // metrics), each call with the key of a subscriber that currently may read the device.
@@ -115,9 +124,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const webProtectionReads = new WebProtectionReadSupport(logger); // learned at start or by the first read
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache, webProtectionReads);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
-  // A window's file is written from the log's pages, read with the link's key like any call.
-  const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(transport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
+  // A window's file is written from the log's pages, read with the link's key on the downloads' transport.
+  const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(exportTransport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
+  const downloadExport = exportRoute({ links: exportLinks.store, transport: exportTransport, ...options.exports, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
   // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
   const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
@@ -192,7 +201,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
   const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
-  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
+  const operator = await operatorEndpoints({ metrics, transport, exportTransport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
@@ -288,7 +297,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await subscriptions.close();
       tail.close();
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
-      await transport.close();
+      await Promise.all([transport.close(), exportTransport.close()]);
       await tracing?.shutdown().catch(() => {});
       await shared.close();
       await operator.close();
