@@ -111,7 +111,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     registry: metrics.registry,
     redis: shared.redis,
   });
-  const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis);
+  const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis, options.exports.linksPerKey);
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
   // With REDIS_URL, shared by the replicas through the shared connection.
   const responseCache = responseCacheFor<GatewayContext>(options.responseCache, {

@@ -21,8 +21,9 @@ export interface ExportLinks {
   mint(origin: string, link: Omit<ExportLink, 'expiresAt'>, notAfter?: number): Promise<{ url: string; expiresAt: number }>;
 }
 
-export function exportLinksFor(ttlMs: number, redis?: SharedRedis): ExportLinks {
-  const store = redis ? new RedisExportLinks(redis) : new MemoryExportLinks();
+/** `linksPerKey`: links one key holds at once; past it, its own oldest go (expired first). */
+export function exportLinksFor(ttlMs: number, redis?: SharedRedis, linksPerKey?: number): ExportLinks {
+  const store = redis ? new RedisExportLinks(redis, linksPerKey) : new MemoryExportLinks(linksPerKey);
   return {
     store,
     ttlMs,
