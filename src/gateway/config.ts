@@ -56,7 +56,7 @@ export interface GatewayConfig {
   logLevel: string;
   /** Query limits: MAX_DEPTH, MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS, MAX_COST, MAX_UPSTREAM_CALLS, MAX_BATCH_SIZE. */
   limits: QueryLimits;
-  /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY. */
+  /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY, TAIL_MAX_POLLERS_PER_KEY. */
   tail: TailSettings;
   /** RATE_LIMIT_CALLS (0: off) and RATE_LIMIT_RESTORE_PER_S: each key's bucket of upstream calls. */
   rateLimit: { calls: number; restorePerSecond: number };
@@ -276,6 +276,7 @@ function tailSettings(env: Env): TailSettings {
     maxFailureMs: integerSetting(env, 'TAIL_MAX_FAILURE_S', defaults.maxFailureMs / 1000, 1, 86_400) * 1000,
     maxSubscriptionsPerConnection: integerSetting(env, 'TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
     maxConnectionsPerKey: integerSetting(env, 'TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
+    maxPollersPerKey: integerSetting(env, 'TAIL_MAX_POLLERS_PER_KEY', defaults.maxPollersPerKey, 1, 10_000),
   };
 }
 

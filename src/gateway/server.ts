@@ -39,6 +39,7 @@ import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
+import { admission } from './admission/index.ts';
 import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
 import { schemaFor } from './subgraph/index.ts';
@@ -79,6 +80,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
   const throttled = throttleFor<GatewayContext>(options.rateLimit, shared.redis);
+  // Every surface (HTTP, WebSocket and its pollers, downloads) is admitted through this one path:
+  // trusted documents, and each key's bucket.
+  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.redis);
+  const admit = admission({ ...(throttled ? { throttle: throttled } : {}), ...(trusted ? { trusted } : {}) });
   const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   const upstreamOrigin = new URL(options.upstreamUrl).origin;
@@ -110,6 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
     registry: metrics.registry,
     redis: shared.redis,
+    charge: admit.charge,
   });
   const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis, options.exports.linksPerKey);
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
@@ -126,7 +132,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
   // A window's file is written from the log's pages, read with the link's key on the downloads' transport.
   const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(exportTransport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport: exportTransport, ...options.exports, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
+  const downloadExport = exportRoute({ links: exportLinks.store, transport: exportTransport, ...options.exports, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages, charge: admit.charge });
   // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
   const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
@@ -195,7 +201,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   // GET / and the explorers' pages and files, when the landing page is on.
   const landing = landingRoutes(options);
-  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.redis);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   const refuse = refusal(metrics, logger);
@@ -226,7 +231,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     let search = requestSearch(req.url ?? '/');
     if (trusted) {
-      const applied = await applyToRequest(trusted, body, search);
+      const applied = await applyToRequest(admit.document, body, search);
       if (!applied.ok) return refuse(res, requestId, trace, { status: applied.status, answer: { errors: applied.errors } });
       search = applied.search;
     }

@@ -21,6 +21,7 @@ import { keyHash } from '../key-hash.ts';
 import { redactKey, upstreamError, type UpstreamOutcome } from '../upstream/outcome.ts';
 import { fillPath, type Route } from '../upstream/routes.ts';
 import type { Transport } from '../upstream/transport.ts';
+import type { Charge } from '../throttling/plugin.ts';
 import { TOKEN_PATTERN, type ExportFormat, type ExportLink, type ExportLinkStore } from './links.ts';
 import { ExportMetrics, type ExportEnd } from './metrics.ts';
 import { DownloadSlots, RETRY_AFTER_S } from './slots.ts';
@@ -40,6 +41,8 @@ export interface ExportRouteOptions {
   maxConcurrentPerKey: number;
   /** A download whose client takes nothing for this long is cut. */
   idleTimeoutMs: number;
+  /** Takes upstream calls from the bucket of the link's key (throttling): a download is one call. */
+  charge?(apiKey: string, calls: number): Promise<Charge>;
   /** The v1 route of a device's traffic, which an export reads with `export=<format>`. */
   trafficRoute: Route<unknown>;
   /** Deadline of the upstream's first byte, and of each gap between two pieces of its body. */
@@ -134,6 +137,13 @@ export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage,
       done('refused', error.code);
     };
 
+    // The link acts with its key: a download is one of that key's upstream calls, like any other.
+    const charge = await options.charge?.(link.apiKey, 1);
+    if (charge && !charge.ok) {
+      const message = `Downloading needs an upstream call this link's key does not have left: retry in ${charge.retryAfterS} s.`;
+      sendError(res, 429, message, { code: ErrorCode.RATE_LIMITED, retryAfter: charge.retryAfterS });
+      return done('refused', ErrorCode.RATE_LIMITED);
+    }
     const slot = slots.take(keyHash(link.apiKey));
     if (!slot.ok) {
       const message =

@@ -9,6 +9,8 @@ export interface TailSettings {
   maxSubscriptionsPerConnection: number;
   /** TAIL_MAX_CONNECTIONS_PER_KEY: WebSocket connections one API key may hold at once. */
   maxConnectionsPerKey: number;
+  /** TAIL_MAX_POLLERS_PER_KEY: distinct logs (device and filter) one key may follow at once. */
+  maxPollersPerKey: number;
   /** How often each subscriber's own key is shown again to read the device. */
   recheckMs: number;
 }
@@ -18,6 +20,7 @@ export const DEFAULT_TAIL_SETTINGS: TailSettings = {
   maxFailureMs: 60_000,
   maxSubscriptionsPerConnection: 20,
   maxConnectionsPerKey: 50,
+  maxPollersPerKey: 5,
   recheckMs: 60_000,
 };
 
@@ -35,5 +38,11 @@ export const CATCH_UP_PAGE = 1000;
 export const MAX_CATCH_UP = 20_000;
 /** Entries a slow client may still have waiting when the next poll's come; more, and it is cut. */
 export const MAX_QUEUED = 1000;
+/**
+ * A poll waits at least this many times as long as the last one took: a log whose reading is
+ * expensive (a search the upstream answers slowly) is polled less often, so one poller keeps the
+ * upstream busy for at most a fifth of its time, whatever TAIL_POLL_INTERVAL_MS says.
+ */
+export const POLL_COST_STRETCH = 4;
 /** The longest wait between two polls of a failing upstream. */
 export const MAX_BACKOFF_MS = 10_000;
