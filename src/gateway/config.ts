@@ -86,6 +86,8 @@ export interface GatewayConfig {
   identity: IdentitySettings;
   /** SUBGRAPH (serve as a Federation 2 subgraph) and SUBGRAPH_SECRET (what the router must send in X-Subgraph-Secret). */
   subgraph: SubgraphSettings;
+  /** STOP_TIMEOUT_MS: how long a stop may take; past it the process exits whatever still hangs. */
+  stopTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -197,6 +199,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...metricsSettings(env),
     identity: identitySettings(env),
     subgraph: subgraphSettings(booleanSetting(env, 'SUBGRAPH', false), read(env, 'SUBGRAPH_SECRET'), (message) => new ConfigError(message)),
+    stopTimeoutMs: integerSetting(env, 'STOP_TIMEOUT_MS', 20_000, 1_000, 3_600_000),
   };
 }
 

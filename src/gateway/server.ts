@@ -73,8 +73,8 @@ export interface Gateway {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   /** The port listened on, once listening. */
   let port = options.port;
-  const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
+  const logger = options.logger ?? createLogger({ level: options.logLevel, onDrop: (lines) => metrics.logLinesDropped.inc(lines) });
   const identity = identityFor(options.identity, logger, metrics.registry); // AUTH_MODE; a bad credentials file stops the start
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
