@@ -48,6 +48,7 @@ import { WebProtectionReadSupport } from './domains/web-protection/read-support.
 import { identityFor } from './identity/index.ts';
 import { contextIdentity, requestIdentity } from './identity/http.ts';
 import { listen } from './http/listen.ts';
+import { ErrorCode, GatewayError } from './errors.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -197,6 +198,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     formatError,
     logger,
     registry: metrics.registry,
+    // The same admission as over HTTP: trusted documents here, each key's bucket in the tail.
+    admitDocument: admit.document,
+    keyAccepted: async (apiKey) => {
+      try {
+        await transport.client({ apiKey, onCall: (call) => metrics.observeCall(call) }).call(deviceRoutes.listProtectionDevices, { query: new URLSearchParams({ limit: '1' }) });
+        return true;
+      } catch (error) {
+        return !(error instanceof GatewayError && error.code === ErrorCode.UNAUTHENTICATED);
+      }
+    },
   });
 
   // GET / and the explorers' pages and files, when the landing page is on.
