@@ -19,6 +19,7 @@ import { operationResolutionPlugin } from './executor/operation-resolution.ts';
 import { createFormatError, withoutSuggestions } from './format-error.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { readGraphQLBody } from './http/graphql-body.ts';
+import { answerClientErrorsInJson } from './http/client-errors.ts';
 import { refusal } from './http/refusal.ts';
 import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
@@ -87,7 +88,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const admit = admission({ ...(throttled ? { throttle: throttled } : {}), ...(trusted ? { trusted } : {}) });
   const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
-  const upstreamOrigin = new URL(options.upstreamUrl).origin;
   // The upstream's connections, breaker and retry budget: this gateway's own, made once here.
   const transport = new Transport({
     baseUrl: options.upstreamUrl,
@@ -95,10 +95,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     retries: options.upstreamRetries,
     circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
     maxBodyBytes: options.upstreamMaxBodyBytes,
-    onCircuitStateChange: (state) => metrics.setCircuitState(upstreamOrigin, state),
+    // Named by what uses it, never by its URL: a metric label is no place for an address.
+    onCircuitStateChange: (state) => metrics.setCircuitState('graphql', state),
     readinessProbe: READINESS_PROBE,
   });
-  metrics.setCircuitState(upstreamOrigin, transport.breaker.state);
+  metrics.setCircuitState('graphql', transport.breaker.state);
   // Downloads' own transport: a stalled or failing export holds none of the connections GraphQL
   // needs and moves none of its breaker. Its pool is as large as the downloads allowed at once.
   const exportTransport = new Transport({
@@ -107,7 +108,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
     pool: { connections: options.exports.maxConcurrent },
     readinessProbe: READINESS_PROBE,
+    onCircuitStateChange: (state) => metrics.setCircuitState('exports', state),
   });
+  metrics.setCircuitState('exports', exportTransport.breaker.state);
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
   // metrics), each call with the key of a subscriber that currently may read the device.
@@ -144,6 +147,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4))),
   });
   httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
+  answerClientErrorsInJson(httpServer);
   const { landingPagePlugin, ...disclosure } = disclosureOptions<GatewayContext>(options);
   const formatError = withoutSuggestions(
     createFormatError({
@@ -280,7 +284,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       });
     }
     if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
-    if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
+    if (path !== '/graphql') return sendJson(res, 404, { errors: [{ message: 'Nothing is served at this path: GraphQL is at /graphql.', extensions: { code: 'NOT_FOUND' } }] });
     corsHandler(req, res, (error?: unknown) => {
       if (error) return fail(error);
       handleGraphQL(req, res, requestId).catch(fail);

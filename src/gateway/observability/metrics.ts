@@ -64,7 +64,7 @@ export class GatewayMetrics {
     });
     this.circuitState = new Gauge({
       name: 'upstream_circuit_state',
-      help: 'Circuit breaker state of an upstream: 0 closed, 1 half-open, 2 open',
+      help: 'Circuit breaker state of the upstream, by what uses it (graphql, exports): 0 closed, 1 half-open, 2 open',
       labelNames: ['upstream'],
       registers,
     });
