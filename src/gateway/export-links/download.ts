@@ -80,6 +80,14 @@ function upstreamPath(transport: Transport, trafficRoute: Route<unknown>, link: 
   return `${transport.basePath}${fillPath(trafficRoute, { id: link.deviceId })}?${query}`;
 }
 
+/** The link's filter on a page of one: what HEAD asks the upstream. */
+function pageOfOne(link: ExportLink): URLSearchParams {
+  const query = new URLSearchParams({ limit: '1' });
+  for (const action of link.actions ?? []) query.append('actions[]', action);
+  if (link.search) query.set('search', link.search);
+  return query;
+}
+
 /** The HTTP status of a failure before the first byte: the link's key or device, or the upstream. */
 function statusOf(error: GatewayError): number {
   if (error.code === ErrorCode.UNAUTHENTICATED) return 401;
@@ -116,7 +124,20 @@ export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage,
     if (!link) {
       return sendError(res, 404, 'This export link does not exist or has expired: create another with createTrafficExport.', { code: ErrorCode.NOT_FOUND }, head);
     }
+
     if (head) {
+      // What a GET would answer, asked of the upstream now (a page of one, with the link's key and
+      // filter, charged to its bucket): a 200 here means the download would start, not that the
+      // link once did.
+      const charge = await options.charge?.(link.apiKey, 1);
+      if (charge && !charge.ok) return sendError(res, 429, 'This link\'s key has no upstream calls left.', { code: ErrorCode.RATE_LIMITED, retryAfter: charge.retryAfterS }, true);
+      try {
+        await transport.client({ apiKey: link.apiKey }).call(trafficRoute, { params: { id: link.deviceId }, query: pageOfOne(link) });
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        const { upstream, ...rest } = error.extensions;
+        return sendError(res, statusOf(error), error.message, { ...rest, ...(upstream ? { upstream: redactKey(upstream, link.apiKey) } : {}) }, true);
+      }
       res.writeHead(200, fileHeaders(link));
       return void res.end();
     }

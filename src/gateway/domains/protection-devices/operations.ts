@@ -45,9 +45,10 @@ export function listProtectionDevices(client: UpstreamClient, q: ProtectionDevic
   return client.call(deviceRoutes.listProtectionDevices, { query });
 }
 
-export function listTraffic(client: UpstreamClient, deviceId: Id, q: TrafficQuery = {}): Promise<WireList<WireTrafficLogEntry>> {
+/** `live`: the upstream's answer now, never a cached one (a read that authorizes a link). */
+export function listTraffic(client: UpstreamClient, deviceId: Id, q: TrafficQuery = {}, options: { live?: boolean } = {}): Promise<WireList<WireTrafficLogEntry>> {
   const query = listQuery(q);
   appendAll(query, 'actions[]', q.actions);
   setIfGiven(query, 'search', q.search);
-  return client.call(deviceRoutes.listTraffic, { params: { id: String(deviceId) }, query });
+  return client.call(deviceRoutes.listTraffic, { params: { id: String(deviceId) }, query, ...(options.live ? { live: true } : {}) });
 }
