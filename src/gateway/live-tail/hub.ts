@@ -36,6 +36,12 @@ const ADMISSION_CALLS = { fresh: 1, resumed: 2 };
 export class TailHub {
   /** Each poller under its source's key: a key names one source, so its poller is of that source's entries. */
   readonly #pollers = new Map<string, { stop(): void }>();
+  /**
+   * Each source's admission read under way: subscribers that arrive while it runs start where it
+   * says, so that subscribers who subscribe together begin at the same entry, whatever the order
+   * their own reads come back in.
+   */
+  readonly #reading = new Map<string, Promise<number>>();
   /** Under each key's hash: the sources its subscriptions follow (admitted or being admitted), with how many each. */
   readonly #followed = new Map<string, Map<string, number>>();
   #subscriptions = 0;
@@ -152,8 +158,21 @@ export class TailHub {
 
   /** A new subscription starts after the newest matching entry. */
   async #newest<E extends TailEntry>(client: UpstreamClient, source: TailSource<E>): Promise<{ cursor: number; replay: readonly E[] }> {
-    const page = await source.newest(client, { limit: 1 });
-    return { cursor: page[0]?.id ?? 0, replay: [] };
+    // Taken as the subscribe message is handled: a read already under way began no later than
+    // this subscriber arrived, so starting where it says misses nothing logged since.
+    const shared = this.#reading.get(source.key);
+    // The subscriber's own read: it shows that its key may read the log, whoever's read sets the start.
+    const own = source.newest(client, { limit: 1 }).then((page) => page[0]?.id ?? 0);
+    if (shared === undefined) {
+      this.#reading.set(source.key, own);
+      const forget = () => {
+        if (this.#reading.get(source.key) === own) this.#reading.delete(source.key);
+      };
+      own.then(forget, forget);
+    }
+    const mine = await own;
+    const cursor = shared === undefined ? mine : Math.min(mine, await shared.catch(() => mine));
+    return { cursor, replay: [] };
   }
 
   /** A resumed one replays the matching entries after `afterId`: at most MAX_REPLAY of them. */

@@ -7,6 +7,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/server.ts';
@@ -24,9 +28,9 @@ let device: string;
 const gateways: { gateway: Gateway; logs: string[] }[] = [];
 const clients: TailClient[] = [];
 
-async function gatewayWith(env: Record<string, string>) {
+async function gatewayWith(env: Record<string, string>, upstreamUrl = v1.url) {
   const logs = captureLogs();
-  const gateway = await startGateway({ ...parseGatewayConfig({ TAIL_POLL_INTERVAL_MS: '100', ...env }), port: 0, upstreamUrl: v1.url, logger: logs.logger });
+  const gateway = await startGateway({ ...parseGatewayConfig({ TAIL_POLL_INTERVAL_MS: '100', ...env }), port: 0, upstreamUrl, logger: logs.logger });
   await gateway.upstreamChecked;
   const started = { gateway, logs: logs.lines };
   gateways.push(started);
@@ -141,4 +145,60 @@ describe('the tail with the response cache on', () => {
     expect(resumed.errors).toEqual([]);
     expect(resumed.ids[0]!).toBeGreaterThan(latest);
   }, 30_000);
+});
+
+describe('subscribers that subscribe together', () => {
+  it('begin at the same entry, however late their own admission reads come back', async () => {
+    // A proxy that holds each admission read (a page of one of a device's traffic) a little
+    // longer than the one before: the reads reach v1 at different times, as under load.
+    let held = 0;
+    const proxy = createServer((req, res) => {
+      const url = req.url ?? '/';
+      const admission = /\/traffic\?/.test(url) && url.includes('limit=1') && !url.includes('offset=');
+      const forward = () => {
+        const target = new URL(v1.url);
+        const out = httpRequest({ host: target.hostname, port: target.port, path: url, method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        out.on('error', () => res.destroy());
+        req.pipe(out);
+      };
+      if (admission) setTimeout(forward, 150 * (held++ % 10));
+      else forward();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { gateway } = await gatewayWith({}, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+      const sockets = Array.from({ length: 10 }, () =>
+        createClient({ url: gateway.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { 'x-service-token': TEST_KEYS.admin }, lazy: false, retryAttempts: 0 }),
+      );
+      await Promise.all(sockets.map((client) => new Promise<void>((resolve) => client.on('connected', () => resolve()))));
+      const firsts: number[] = [];
+      const stopsSeen = new Set<unknown>();
+      const stops = sockets.map((client) =>
+        client.subscribe<{ trafficLogEntryAdded: { id: string } }>(
+          { query: TAIL_SUBSCRIPTION, variables: { deviceId: device } },
+          {
+            next: (result) => {
+              const id = result.data?.trafficLogEntryAdded.id;
+              if (id !== undefined && firsts.length < 10 && !stopsSeen.has(client)) {
+                stopsSeen.add(client);
+                firsts.push(Number(id));
+              }
+            },
+            error: () => {},
+            complete: () => {},
+          },
+        ),
+      );
+      await until(() => firsts.length === 10, 15_000, 'a first entry for every subscriber');
+      stops.forEach((stop) => stop());
+      await Promise.all(sockets.map((client) => client.dispose()));
+      expect(new Set(firsts).size, `first entries: ${firsts.join(', ')}`).toBe(1);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  }, 40_000);
 });
