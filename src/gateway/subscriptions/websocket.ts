@@ -10,12 +10,12 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, subscribe, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import { CloseCode, type Context } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { ErrorCode, GatewayError } from '../errors.ts';
 import type { FormatError } from '../format-error.ts';
+import { serveGraphQLWs } from './ws-server.ts';
 import { checkSubscription, type OperationRules, type SubscribeRequest } from './operation-check.ts';
 
 /** How long a shutdown waits for its sockets' closing handshakes before cutting them. */
@@ -114,7 +114,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
 
   const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => options.formatError(error.toJSON(), error));
 
-  const cleanup = useServer<Record<string, unknown>>(
+  const cleanup = serveGraphQLWs<Record<string, unknown>>(
     {
       async onConnect(ctx) {
         const { socket } = ctx.extra;
@@ -229,6 +229,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
       },
     },
     wsServer,
+    logger,
   );
 
   return {

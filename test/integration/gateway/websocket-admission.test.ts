@@ -11,7 +11,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { startGateway, type Gateway } from '../../../src/gateway/server.ts';
 import { captureLogs, TEST_KEYS } from '../../helpers/gateway.ts';
@@ -201,4 +201,31 @@ describe('subscribers that subscribe together', () => {
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
   }, 40_000);
+});
+
+describe('an oversized WebSocket frame', () => {
+  it('closes the socket (1009) and is one JSON log line, nothing on stderr', async () => {
+    const { gateway, logs } = await gatewayWith({ BODY_LIMIT_BYTES: '1024' });
+    const stderr = vi.spyOn(process.stderr, 'write');
+    const consoleError = vi.spyOn(console, 'error');
+    try {
+      const socket = new WebSocket(gateway.url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+      const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-service-token': TEST_KEYS.admin, pad: 'x'.repeat(4096) } }));
+      expect(await closed).toBe(1009);
+      await until(() => logs.some((line) => line.includes('websocket connection error')), 5_000, 'the log line');
+      const line = JSON.parse(logs.find((l) => l.includes('websocket connection error'))!);
+      expect(line.level).toBe(40);
+      expect(JSON.stringify(line)).not.toContain('    at ');
+      expect(stderr).not.toHaveBeenCalled();
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+      consoleError.mockRestore();
+    }
+  });
 });
