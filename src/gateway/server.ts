@@ -11,6 +11,7 @@ import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
 import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
+import { upstreamTakesKey } from './domains/protection-devices/operations.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
 import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
@@ -32,7 +33,7 @@ import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
 import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
-import { EXPORTS_PATH, exportLinksFor, exportRoute, type ExportLink } from './export-links/index.ts';
+import { EXPORTS_PATH, exportDownloads, exportLinksFor, type ExportLink } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
@@ -49,7 +50,6 @@ import { WebProtectionReadSupport } from './domains/web-protection/read-support.
 import { identityFor } from './identity/index.ts';
 import { contextIdentity, requestIdentity } from './identity/http.ts';
 import { listen } from './http/listen.ts';
-import { ErrorCode, GatewayError } from './errors.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -82,10 +82,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
   const throttled = throttleFor<GatewayContext>(options.rateLimit, shared.redis);
-  // Every surface (HTTP, WebSocket and its pollers, downloads) is admitted through this one path:
-  // trusted documents, and each key's bucket.
-  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.redis);
-  const admit = admission({ ...(throttled ? { throttle: throttled } : {}), ...(trusted ? { trusted } : {}) });
+  // One admission path for HTTP, WebSocket, pollers and downloads: trusted documents, each key's bucket.
+  const admit = admission({ ...(throttled ? { throttle: throttled } : {}), trusted: trustedDocumentsFor(options.trustedDocuments, logger, shared.redis) });
   const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
   // The upstream's connections, breaker and retry budget: this gateway's own, made once here.
@@ -95,22 +93,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     retries: options.upstreamRetries,
     circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
     maxBodyBytes: options.upstreamMaxBodyBytes,
-    // Named by what uses it, never by its URL: a metric label is no place for an address.
     onCircuitStateChange: (state) => metrics.setCircuitState('graphql', state),
     readinessProbe: READINESS_PROBE,
   });
   metrics.setCircuitState('graphql', transport.breaker.state);
-  // Downloads' own transport: a stalled or failing export holds none of the connections GraphQL
-  // needs and moves none of its breaker. Its pool is as large as the downloads allowed at once.
-  const exportTransport = new Transport({
-    baseUrl: options.upstreamUrl,
-    deadlineMs: options.upstreamTimeoutMs,
-    circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
-    pool: { connections: options.exports.maxConcurrent },
-    readinessProbe: READINESS_PROBE,
-    onCircuitStateChange: (state) => metrics.setCircuitState('exports', state),
-  });
-  metrics.setCircuitState('exports', exportTransport.breaker.state);
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
   // metrics), each call with the key of a subscriber that currently may read the device.
@@ -134,9 +120,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const webProtectionReads = new WebProtectionReadSupport(logger); // learned at start or by the first read
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache, webProtectionReads);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
-  // A window's file is written from the log's pages, read with the link's key on the downloads' transport.
-  const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(exportTransport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport: exportTransport, ...options.exports, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages, charge: admit.charge });
+  // Downloads: their own transport (pool and breaker), bounded, charged to the link's key (a window's pages too).
+  const windowPages = (on: Transport) => (link: ExportLink, signal: AbortSignal) => trafficWindowPages(on.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
+  const exportsArgs = { settings: options, links: exportLinks.store, trafficRoute: deviceRoutes.listTraffic, readinessProbe: READINESS_PROBE, metrics, logger, windowPages };
+  const { transport: exportTransport, route: downloadExport } = exportDownloads({ ...exportsArgs, charge: admit.charge });
   // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
   const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
@@ -202,16 +189,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     formatError,
     logger,
     registry: metrics.registry,
-    // The same admission as over HTTP: trusted documents here, each key's bucket in the tail.
     admitDocument: admit.document,
-    keyAccepted: async (apiKey) => {
-      try {
-        await transport.client({ apiKey, onCall: (call) => metrics.observeCall(call) }).call(deviceRoutes.listProtectionDevices, { query: new URLSearchParams({ limit: '1' }) });
-        return true;
-      } catch (error) {
-        return !(error instanceof GatewayError && error.code === ErrorCode.UNAUTHENTICATED);
-      }
-    },
+    keyAccepted: (apiKey) => upstreamTakesKey(transport.client({ apiKey, onCall: (call) => metrics.observeCall(call) })),
   });
 
   // GET / and the explorers' pages and files, when the landing page is on.
@@ -220,7 +199,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
-  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
+  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted: admit.trusted, tracing, registry: metrics.registry, logger });
   const operator = await operatorEndpoints({ metrics, transport, exportTransport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -245,7 +224,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       body = read.body;
     }
     let search = requestSearch(req.url ?? '/');
-    if (trusted) {
+    if (admit.trusted) {
       const applied = await applyToRequest(admit.document, body, search);
       if (!applied.ok) return refuse(res, requestId, trace, { status: applied.status, answer: { errors: applied.errors } });
       search = applied.search;
@@ -277,18 +256,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     if (operator.handle(req, res, path)) return;
     if (landing(req, res, path)) return;
-    if (path.startsWith(EXPORTS_PATH)) {
-      return corsHandler(req, res, (error?: unknown) => {
-        if (error) return fail(error);
-        downloadExport(req, res, path.slice(EXPORTS_PATH.length)).catch(fail);
-      });
-    }
+    const withCors = (run: () => Promise<void>) => corsHandler(req, res, (error?: unknown) => (error ? fail(error) : void run().catch(fail)));
+    if (path.startsWith(EXPORTS_PATH)) return withCors(() => downloadExport(req, res, path.slice(EXPORTS_PATH.length)));
     if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
     if (path !== '/graphql') return sendJson(res, 404, { errors: [{ message: 'Nothing is served at this path: GraphQL is at /graphql.', extensions: { code: 'NOT_FOUND' } }] });
-    corsHandler(req, res, (error?: unknown) => {
-      if (error) return fail(error);
-      handleGraphQL(req, res, requestId).catch(fail);
-    });
+    withCors(() => handleGraphQL(req, res, requestId));
   });
 
   port = await listen(httpServer, options.port, options.host);

@@ -10,6 +10,8 @@ import type { ApplyTrusted } from '../trusted-documents/http.ts';
 import type { Checked, OperationFields } from '../trusted-documents/requests.ts';
 
 export interface Admission {
+  /** The trusted documents' check as configured (undefined: off), for a surface that applies it whole. */
+  readonly trusted: ApplyTrusted | undefined;
   /**
    * Takes `calls` upstream calls from the bucket of `apiKey`, or refuses (`ok: false`, with when to
    * retry). Always granted while throttling is off.
@@ -24,9 +26,10 @@ export interface Admission {
 
 const GRANTED: Charge = { ok: true, remaining: Number.POSITIVE_INFINITY, settle: async () => Number.POSITIVE_INFINITY };
 
-export function admission(parts: { throttle?: { charge(apiKey: string, calls: number): Promise<Charge> }; trusted?: ApplyTrusted }): Admission {
+export function admission(parts: { throttle?: { charge(apiKey: string, calls: number): Promise<Charge> }; trusted?: ApplyTrusted | undefined }): Admission {
   const { throttle, trusted } = parts;
   return {
+    trusted,
     charge: throttle ? (apiKey, calls) => throttle.charge(apiKey, calls) : async () => GRANTED,
     document: trusted ?? (async () => ({ ok: true })),
   };
