@@ -1,7 +1,7 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
 // whose message is one line naming the setting, so the command can print it and stop.
 import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.ts';
-import { DEFAULT_EXPORT_SETTINGS, type ExportSettings } from './export-links/settings.ts';
+import { exportSettings, type ExportSettings } from './export-links/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
@@ -66,7 +66,6 @@ export interface GatewayConfig {
   responseCache: ResponseCacheSettings;
   /** EXPORT_LINK_TTL_S, in ms: how long an export link works. */
   exportLinkTtlMs: number;
-  /** EXPORT_MAX_CONCURRENT, EXPORT_MAX_CONCURRENT_PER_KEY, EXPORT_IDLE_TIMEOUT_S, EXPORT_LINKS_PER_KEY. */
   exports: ExportSettings;
   /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
   publicUrl: string | undefined;
@@ -191,7 +190,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
       maxBytes: integerSetting(env, 'RESPONSE_CACHE_MAX_BYTES', 16 * 1024 * 1024, 64 * 1024, 4 * 1024 * 1024 * 1024),
     },
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
-    exports: exportSettings(env),
+    exports: exportSettings((name, fallback, min, max) => integerSetting(env, name, fallback, min, max)),
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
     tracing: tracingSetting(env),
     ...replicaSettings(env),
@@ -280,16 +279,6 @@ function tailSettings(env: Env): TailSettings {
     maxSubscriptionsPerConnection: integerSetting(env, 'TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
     maxConnectionsPerKey: integerSetting(env, 'TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
     maxPollersPerKey: integerSetting(env, 'TAIL_MAX_POLLERS_PER_KEY', defaults.maxPollersPerKey, 1, 10_000),
-  };
-}
-
-function exportSettings(env: Env): ExportSettings {
-  const defaults = DEFAULT_EXPORT_SETTINGS;
-  return {
-    maxConcurrent: integerSetting(env, 'EXPORT_MAX_CONCURRENT', defaults.maxConcurrent, 1, 10_000),
-    maxConcurrentPerKey: integerSetting(env, 'EXPORT_MAX_CONCURRENT_PER_KEY', defaults.maxConcurrentPerKey, 1, 10_000),
-    idleTimeoutMs: integerSetting(env, 'EXPORT_IDLE_TIMEOUT_S', defaults.idleTimeoutMs / 1000, 1, 86_400) * 1000,
-    linksPerKey: integerSetting(env, 'EXPORT_LINKS_PER_KEY', defaults.linksPerKey, 1, 1_000_000),
   };
 }
 
