@@ -1,6 +1,6 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
 // whose message is one line naming the setting, so the command can print it and stop.
-import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.ts';
+import { tailSettings, type TailSettings } from './live-tail/settings.ts';
 import { exportSettings, type ExportSettings } from './export-links/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
@@ -178,7 +178,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...httpTimeouts(env),
     logLevel,
     limits: limitSettings(env),
-    tail: tailSettings(env),
+    tail: tailSettings((name, fallback, min, max) => integerSetting(env, name, fallback, min, max)),
     rateLimit: {
       calls: integerSetting(env, 'RATE_LIMIT_CALLS', 0, 0, 10_000_000),
       restorePerSecond: integerSetting(env, 'RATE_LIMIT_RESTORE_PER_S', 10, 1, 10_000_000),
@@ -268,18 +268,6 @@ function limitSettings(env: Env): QueryLimits {
     limits[name] = integerSetting(env, setting, DEFAULT_LIMITS[name], min, max);
   }
   return limits;
-}
-
-function tailSettings(env: Env): TailSettings {
-  const defaults = DEFAULT_TAIL_SETTINGS;
-  return {
-    ...defaults,
-    pollIntervalMs: integerSetting(env, 'TAIL_POLL_INTERVAL_MS', defaults.pollIntervalMs, 50, 3_600_000),
-    maxFailureMs: integerSetting(env, 'TAIL_MAX_FAILURE_S', defaults.maxFailureMs / 1000, 1, 86_400) * 1000,
-    maxSubscriptionsPerConnection: integerSetting(env, 'TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
-    maxConnectionsPerKey: integerSetting(env, 'TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
-    maxPollersPerKey: integerSetting(env, 'TAIL_MAX_POLLERS_PER_KEY', defaults.maxPollersPerKey, 1, 10_000),
-  };
 }
 
 /** LANDING_PAGE: true/false (the offline explorer with a link to Sandbox, or none), `sandbox`, or `graphiql`. */

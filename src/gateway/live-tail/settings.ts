@@ -46,3 +46,16 @@ export const MAX_QUEUED = 1000;
 export const POLL_COST_STRETCH = 4;
 /** The longest wait between two polls of a failing upstream. */
 export const MAX_BACKOFF_MS = 10_000;
+
+/** The settings from the environment, through config.ts's reader of an integer setting (its bounds, its errors). */
+export function tailSettings(integer: (name: string, fallback: number, min: number, max: number) => number): TailSettings {
+  const defaults = DEFAULT_TAIL_SETTINGS;
+  return {
+    ...defaults,
+    pollIntervalMs: integer('TAIL_POLL_INTERVAL_MS', defaults.pollIntervalMs, 50, 3_600_000),
+    maxFailureMs: integer('TAIL_MAX_FAILURE_S', defaults.maxFailureMs / 1000, 1, 86_400) * 1000,
+    maxSubscriptionsPerConnection: integer('TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
+    maxConnectionsPerKey: integer('TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
+    maxPollersPerKey: integer('TAIL_MAX_POLLERS_PER_KEY', defaults.maxPollersPerKey, 1, 10_000),
+  };
+}
