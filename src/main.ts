@@ -108,6 +108,18 @@ function banner(config: GatewayConfig, port: number, upstreamUrl: string, embedd
   return `${lines.join('\n')}\n`;
 }
 
+/** The last log lines written out before exiting, for at most a second (the reader may have stalled). */
+function flushLogs(gateway: Gateway): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 1_000).unref();
+    try {
+      gateway.logger.flush(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}
+
 async function main(): Promise<void> {
   const { config, reference } = await readSettings();
   const v1Options = reference?.options;
@@ -135,6 +147,7 @@ async function main(): Promise<void> {
         await embedded?.close();
         process.exit(code);
       },
+      stopTimeoutMs: config.stopTimeoutMs,
       log: (message) => process.stderr.write(`${message}\n`),
     });
     return;
@@ -173,6 +186,12 @@ async function main(): Promise<void> {
     stopping = true;
     const stoppingAt = performance.now();
     gateway.logger.info({ signal }, 'stopping: finishing requests in flight');
+    // Whatever hangs (a client gone mid-stream, an upstream that never answers, a stalled log
+    // reader), the stop ends: past its deadline the process exits.
+    setTimeout(() => {
+      process.stderr.write(`the stop took longer than STOP_TIMEOUT_MS (${config.stopTimeoutMs} ms): exiting with what is left cut\n`);
+      process.exit(1);
+    }, config.stopTimeoutMs).unref();
     try {
       // Stops accepting at once, lets the requests in flight finish (Apollo's drain plugin cuts
       // them after its grace period), then the upstream they needed.
@@ -180,10 +199,11 @@ async function main(): Promise<void> {
       await embedded?.close();
       // The last line: an operator (or an orchestrator's log) sees the stop completed, not cut.
       gateway.logger.info({ signal, durationMs: Math.round(performance.now() - stoppingAt) }, 'stopped');
-      await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
+      await flushLogs(gateway);
       process.exit(0);
     } catch (error) {
       gateway.logger.error({ err: error }, 'unclean stop');
+      await flushLogs(gateway);
       process.exit(1);
     }
   };

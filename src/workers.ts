@@ -19,6 +19,8 @@ export interface WorkersOptions {
   /** Every worker stopped: the primary cleans up and exits with `code`. */
   onStopped(code: number): Promise<void>;
   log(message: string): void;
+  /** How long the workers' stop may take; past it, those still running are killed. */
+  stopTimeoutMs: number;
 }
 
 export function isWorker(): boolean {
@@ -68,9 +70,20 @@ export function runWorkers(options: WorkersOptions): void {
     exitCode = code;
     const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
     if (workers.length === 0) return options.onStopped(exitCode);
-    // Each worker is handed no more connections; its channel closing tells it to stop accepting,
-    // finish its requests in flight and exit (a worker that also got the signal is already at it).
-    for (const worker of workers) worker.disconnect();
+    // Each worker is told to stop as a lone gateway is: it stops starting requests at once (kept-
+    // alive connections included: their answers say `Connection: close`), finishes those in
+    // flight and exits. Only disconnecting it would wait for its kept-alive connections to end
+    // on their own, which endless keep-alive traffic never does. A worker that also got the
+    // signal is already at it.
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    // Past the deadline (a worker that hangs), whatever is left is killed.
+    setTimeout(() => {
+      const left = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+      if (left.length === 0) return;
+      options.log(`${left.length} gateway worker(s) still running after STOP_TIMEOUT_MS (${options.stopTimeoutMs} ms): killed`);
+      for (const worker of left) worker.process.kill('SIGKILL');
+      exitCode = 1;
+    }, options.stopTimeoutMs).unref();
   };
   // Ctrl-C reaches every process of the group: the workers drain on their own, the primary waits.
   process.on('SIGINT', () => void stop());

@@ -1,6 +1,7 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
 // whose message is one line naming the setting, so the command can print it and stop.
-import { DEFAULT_TAIL_SETTINGS, type TailSettings } from './live-tail/settings.ts';
+import { tailSettings, type TailSettings } from './live-tail/settings.ts';
+import { exportSettings, type ExportSettings } from './export-links/settings.ts';
 import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
 import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
@@ -55,7 +56,7 @@ export interface GatewayConfig {
   logLevel: string;
   /** Query limits: MAX_DEPTH, MAX_ALIASES, MAX_DIRECTIVES, MAX_TOKENS, MAX_COST, MAX_UPSTREAM_CALLS, MAX_BATCH_SIZE. */
   limits: QueryLimits;
-  /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY. */
+  /** The live traffic tail: TAIL_POLL_INTERVAL_MS, TAIL_MAX_FAILURE_S, TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION, TAIL_MAX_CONNECTIONS_PER_KEY, TAIL_MAX_POLLERS_PER_KEY. */
   tail: TailSettings;
   /** RATE_LIMIT_CALLS (0: off) and RATE_LIMIT_RESTORE_PER_S: each key's bucket of upstream calls. */
   rateLimit: { calls: number; restorePerSecond: number };
@@ -65,6 +66,7 @@ export interface GatewayConfig {
   responseCache: ResponseCacheSettings;
   /** EXPORT_LINK_TTL_S, in ms: how long an export link works. */
   exportLinkTtlMs: number;
+  exports: ExportSettings;
   /** PUBLIC_URL: the origin clients reach the gateway at, for the links it hands out; unset: the request's Host. */
   publicUrl: string | undefined;
   /** OpenTelemetry tracing from the standard OTEL_* variables; undefined: off (no SDK loaded). */
@@ -83,6 +85,8 @@ export interface GatewayConfig {
   identity: IdentitySettings;
   /** SUBGRAPH (serve as a Federation 2 subgraph) and SUBGRAPH_SECRET (what the router must send in X-Subgraph-Secret). */
   subgraph: SubgraphSettings;
+  /** STOP_TIMEOUT_MS: how long a stop may take; past it the process exits whatever still hangs. */
+  stopTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -174,7 +178,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...httpTimeouts(env),
     logLevel,
     limits: limitSettings(env),
-    tail: tailSettings(env),
+    tail: tailSettings((name, fallback, min, max) => integerSetting(env, name, fallback, min, max)),
     rateLimit: {
       calls: integerSetting(env, 'RATE_LIMIT_CALLS', 0, 0, 10_000_000),
       restorePerSecond: integerSetting(env, 'RATE_LIMIT_RESTORE_PER_S', 10, 1, 10_000_000),
@@ -186,6 +190,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
       maxBytes: integerSetting(env, 'RESPONSE_CACHE_MAX_BYTES', 16 * 1024 * 1024, 64 * 1024, 4 * 1024 * 1024 * 1024),
     },
     exportLinkTtlMs: integerSetting(env, 'EXPORT_LINK_TTL_S', 300, 1, 86_400) * 1000,
+    exports: exportSettings((name, fallback, min, max) => integerSetting(env, name, fallback, min, max)),
     publicUrl: urlSetting(env, 'PUBLIC_URL'),
     tracing: tracingSetting(env),
     ...replicaSettings(env),
@@ -193,6 +198,7 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     ...metricsSettings(env),
     identity: identitySettings(env),
     subgraph: subgraphSettings(booleanSetting(env, 'SUBGRAPH', false), read(env, 'SUBGRAPH_SECRET'), (message) => new ConfigError(message)),
+    stopTimeoutMs: integerSetting(env, 'STOP_TIMEOUT_MS', 20_000, 1_000, 3_600_000),
   };
 }
 
@@ -262,17 +268,6 @@ function limitSettings(env: Env): QueryLimits {
     limits[name] = integerSetting(env, setting, DEFAULT_LIMITS[name], min, max);
   }
   return limits;
-}
-
-function tailSettings(env: Env): TailSettings {
-  const defaults = DEFAULT_TAIL_SETTINGS;
-  return {
-    ...defaults,
-    pollIntervalMs: integerSetting(env, 'TAIL_POLL_INTERVAL_MS', defaults.pollIntervalMs, 50, 3_600_000),
-    maxFailureMs: integerSetting(env, 'TAIL_MAX_FAILURE_S', defaults.maxFailureMs / 1000, 1, 86_400) * 1000,
-    maxSubscriptionsPerConnection: integerSetting(env, 'TAIL_MAX_SUBSCRIPTIONS_PER_CONNECTION', defaults.maxSubscriptionsPerConnection, 1, 10_000),
-    maxConnectionsPerKey: integerSetting(env, 'TAIL_MAX_CONNECTIONS_PER_KEY', defaults.maxConnectionsPerKey, 1, 100_000),
-  };
 }
 
 /** LANDING_PAGE: true/false (the offline explorer with a link to Sandbox, or none), `sandbox`, or `graphiql`. */

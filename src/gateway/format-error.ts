@@ -37,6 +37,8 @@ const APOLLO_CODES = new Set<string>([
   'BAD_USER_INPUT',
   'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND',
+  // Trusted documents' refusal of a subscription (over HTTP it is answered before Apollo).
+  'PERSISTED_QUERY_NOT_ALLOWED',
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'OPERATION_RESOLUTION_FAILURE',
   'INTROSPECTION_DISABLED',

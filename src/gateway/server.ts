@@ -11,6 +11,7 @@ import { contextFactory, type GatewayContext } from './context.ts';
 import { answerThroughApollo } from './http/apollo-answer.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
 import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
+import { upstreamTakesKey } from './domains/protection-devices/operations.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
 import { apolloCaches } from './executor/apollo-caches.ts';
 import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
@@ -19,6 +20,7 @@ import { operationResolutionPlugin } from './executor/operation-resolution.ts';
 import { createFormatError, withoutSuggestions } from './format-error.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { readGraphQLBody } from './http/graphql-body.ts';
+import { answerClientErrorsInJson } from './http/client-errors.ts';
 import { refusal } from './http/refusal.ts';
 import { disclosureOptions } from './http/disclosure.ts';
 import { noStorePlugin } from './http/no-store.ts';
@@ -31,7 +33,7 @@ import { GatewayMetrics } from './observability/metrics.ts';
 import { observabilityPlugin } from './observability/plugin.ts';
 import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
-import { EXPORTS_PATH, exportLinksFor, exportRoute, type ExportLink } from './export-links/index.ts';
+import { EXPORTS_PATH, exportDownloads, exportLinksFor, type ExportLink } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
@@ -39,6 +41,7 @@ import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
+import { admission } from './admission/index.ts';
 import { sharedState } from './shared-state/index.ts';
 import { MCP_PATH } from './mcp/settings.ts';
 import { schemaFor } from './subgraph/index.ts';
@@ -72,16 +75,17 @@ export interface Gateway {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   /** The port listened on, once listening. */
   let port = options.port;
-  const logger = options.logger ?? createLogger({ level: options.logLevel });
   const metrics = new GatewayMetrics();
+  const logger = options.logger ?? createLogger({ level: options.logLevel, onDrop: (lines) => metrics.logLinesDropped.inc(lines) });
   const identity = identityFor(options.identity, logger, metrics.registry); // AUTH_MODE; a bad credentials file stops the start
   // Throttling by cost, when RATE_LIMIT_CALLS is set: each key's bucket, this gateway's own.
   // With REDIS_URL, what replicas share; otherwise each store is this process's memory.
   const shared = await sharedState(options.redisUrl, logger, metrics.registry);
   const throttled = throttleFor<GatewayContext>(options.rateLimit, shared.redis);
+  // One admission path for HTTP, WebSocket, pollers and downloads: trusted documents, each key's bucket.
+  const admit = admission({ ...(throttled ? { throttle: throttled } : {}), trusted: trustedDocumentsFor(options.trustedDocuments, logger, shared.redis) });
   const cost = costReport<GatewayContext>(throttled?.finish);
   const limits = limitOptions<GatewayContext>(options.limits, cost.onEstimate);
-  const upstreamOrigin = new URL(options.upstreamUrl).origin;
   // The upstream's connections, breaker and retry budget: this gateway's own, made once here.
   const transport = new Transport({
     baseUrl: options.upstreamUrl,
@@ -89,10 +93,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     retries: options.upstreamRetries,
     circuitBreaker: { failures: options.upstreamCircuitFailures, cooldownMs: options.upstreamCircuitCooldownMs },
     maxBodyBytes: options.upstreamMaxBodyBytes,
-    onCircuitStateChange: (state) => metrics.setCircuitState(upstreamOrigin, state),
+    onCircuitStateChange: (state) => metrics.setCircuitState('graphql', state),
     readinessProbe: READINESS_PROBE,
   });
-  metrics.setCircuitState(upstreamOrigin, transport.breaker.state);
+  metrics.setCircuitState('graphql', transport.breaker.state);
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
   // metrics), each call with the key of a subscriber that currently may read the device.
@@ -101,8 +105,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
     registry: metrics.registry,
     redis: shared.redis,
+    charge: admit.charge,
   });
-  const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis);
+  const exportLinks = exportLinksFor(options.exportLinkTtlMs, shared.redis, options.exports.linksPerKey);
   // The response cache, when RESPONSE_CACHE_TTL_S or STALE_IF_ERROR_S is set: this gateway's own.
   // With REDIS_URL, shared by the replicas through the shared connection.
   const responseCache = responseCacheFor<GatewayContext>(options.responseCache, {
@@ -115,9 +120,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const webProtectionReads = new WebProtectionReadSupport(logger); // learned at start or by the first read
   const createContext = contextFactory(transport, metrics, tail, exportLinks, options, responseCache, webProtectionReads);
   const originOf = originResolver(options.publicUrl, () => `http://${hostForUrl(options.host)}:${port}`);
-  // A window's file is written from the log's pages, read with the link's key like any call.
-  const windowPages = (link: ExportLink, signal: AbortSignal) => trafficWindowPages(transport.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
-  const downloadExport = exportRoute({ links: exportLinks.store, transport, trafficRoute: deviceRoutes.listTraffic, deadlineMs: options.upstreamTimeoutMs, registry: metrics.registry, logger, windowPages });
+  // Downloads: their own transport (pool and breaker), bounded, charged to the link's key (a window's pages too).
+  const windowPages = (on: Transport) => (link: ExportLink, signal: AbortSignal) => trafficWindowPages(on.client({ apiKey: link.apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }), link);
+  const exportsArgs = { settings: options, links: exportLinks.store, trafficRoute: deviceRoutes.listTraffic, readinessProbe: READINESS_PROBE, metrics, logger, windowPages };
+  const { transport: exportTransport, route: downloadExport } = exportDownloads({ ...exportsArgs, charge: admit.charge });
   // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
   const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
   const httpServer = createServer({
@@ -128,6 +134,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4))),
   });
   httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
+  answerClientErrorsInJson(httpServer);
   const { landingPagePlugin, ...disclosure } = disclosureOptions<GatewayContext>(options);
   const formatError = withoutSuggestions(
     createFormatError({
@@ -182,17 +189,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     formatError,
     logger,
     registry: metrics.registry,
+    admitDocument: admit.document,
+    keyAccepted: (apiKey) => upstreamTakesKey(transport.client({ apiKey, onCall: (call) => metrics.observeCall(call) })),
   });
 
   // GET / and the explorers' pages and files, when the landing page is on.
   const landing = landingRoutes(options);
-  const trusted = trustedDocumentsFor(options.trustedDocuments, logger, shared.redis);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
 
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
-  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
-  const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
+  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted: admit.trusted, tracing, registry: metrics.registry, logger });
+  const operator = await operatorEndpoints({ metrics, transport, exportTransport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
@@ -216,8 +224,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       body = read.body;
     }
     let search = requestSearch(req.url ?? '/');
-    if (trusted) {
-      const applied = await applyToRequest(trusted, body, search);
+    if (admit.trusted) {
+      const applied = await applyToRequest(admit.document, body, search);
       if (!applied.ok) return refuse(res, requestId, trace, { status: applied.status, answer: { errors: applied.errors } });
       search = applied.search;
     }
@@ -248,18 +256,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     if (operator.handle(req, res, path)) return;
     if (landing(req, res, path)) return;
-    if (path.startsWith(EXPORTS_PATH)) {
-      return corsHandler(req, res, (error?: unknown) => {
-        if (error) return fail(error);
-        downloadExport(req, res, path.slice(EXPORTS_PATH.length)).catch(fail);
-      });
-    }
+    const withCors = (run: () => Promise<void>) => corsHandler(req, res, (error?: unknown) => (error ? fail(error) : void run().catch(fail)));
+    if (path.startsWith(EXPORTS_PATH)) return withCors(() => downloadExport(req, res, path.slice(EXPORTS_PATH.length)));
     if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
-    if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
-    corsHandler(req, res, (error?: unknown) => {
-      if (error) return fail(error);
-      handleGraphQL(req, res, requestId).catch(fail);
-    });
+    if (path !== '/graphql') return sendJson(res, 404, { errors: [{ message: 'Nothing is served at this path: GraphQL is at /graphql.', extensions: { code: 'NOT_FOUND' } }] });
+    withCors(() => handleGraphQL(req, res, requestId));
   });
 
   port = await listen(httpServer, options.port, options.host);
@@ -288,7 +289,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await subscriptions.close();
       tail.close();
       await apollo.stop(); // drains: stops accepting, lets requests in flight finish
-      await transport.close();
+      await Promise.all([transport.close(), exportTransport.close()]);
       await tracing?.shutdown().catch(() => {});
       await shared.close();
       await operator.close();

@@ -5,9 +5,31 @@
 // distribute or rotate: the token, 256 random bits, is the secret. The record expires with the link.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { SharedRedis } from '../shared-state/redis.ts';
-import { MemoryExportLinks, type ExportLink, type ExportLinkStore } from './links.ts';
+import { keyHash } from '../key-hash.ts';
+import { DEFAULT_LINKS_PER_KEY, MemoryExportLinks, type ExportLink, type ExportLinkStore } from './links.ts';
 
 const PREFIX = 'gw:export:';
+/** Each key's links, by expiry: the record names (hashes of tokens, nothing readable) under the key's hash. */
+const OWNER_PREFIX = 'gw:export-owner:';
+
+/**
+ * Adds a link to its key's set and drops what is past the key's quota, in one step shared by every
+ * replica: expired links go first, then the key's oldest. Returns nothing; the dropped records are
+ * deleted here. KEYS[1] the key's set, ARGV: now, the link's expiry, its record name, the quota,
+ * the set's lifetime in ms.
+ */
+const ADD_WITHIN_QUOTA = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
+if over > 0 then
+  local dropped = redis.call('ZRANGE', KEYS[1], 0, over - 1)
+  for _, record in ipairs(dropped) do redis.call('DEL', record) end
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return over
+`;
 const INFO = 'security-graphql-gateway export link';
 
 function recordKey(token: string): string {
@@ -39,15 +61,26 @@ export function open(token: string, record: string): ExportLink | undefined {
 
 export class RedisExportLinks implements ExportLinkStore {
   /** Links minted while Redis was unreachable: they work on this replica. */
-  readonly #local = new MemoryExportLinks();
+  readonly #local: MemoryExportLinks;
 
-  constructor(private readonly redis: SharedRedis) {}
+  constructor(
+    private readonly redis: SharedRedis,
+    private readonly linksPerKey = DEFAULT_LINKS_PER_KEY,
+  ) {
+    this.#local = new MemoryExportLinks(linksPerKey);
+  }
 
   async put(token: string, link: ExportLink): Promise<void> {
-    const ttlMs = link.expiresAt - Date.now();
+    const now = Date.now();
+    const ttlMs = link.expiresAt - now;
     if (ttlMs <= 0) return;
+    const record = recordKey(token);
     const stored = await this.redis.run(
-      async (client) => (await client.set(recordKey(token), seal(token, link), 'PX', ttlMs)) === 'OK',
+      async (client) => {
+        if ((await client.set(record, seal(token, link), 'PX', ttlMs)) !== 'OK') return false;
+        await client.eval(ADD_WITHIN_QUOTA, 1, OWNER_PREFIX + keyHash(link.apiKey), now, link.expiresAt, record, this.linksPerKey, ttlMs);
+        return true;
+      },
       () => false,
     );
     if (!stored) await this.#local.put(token, link);

@@ -16,6 +16,8 @@ import { readiness } from './readiness.ts';
 export interface OperatorEndpointsOptions {
   metrics: GatewayMetrics;
   transport: Transport;
+  /** The downloads' own transport: /readyz says when it is saturated or its circuit open. */
+  exportTransport?: Transport;
   /** Whether Redis is reachable now (it changes while the gateway runs); undefined without REDIS_URL. */
   redisState: () => RedisState | undefined;
   /** With AUTH_MODE oidc or both: the identity provider's part of /readyz. */
@@ -88,7 +90,7 @@ export async function operatorEndpoints(options: OperatorEndpointsOptions): Prom
         return true;
       }
       if (path === '/readyz') {
-        readiness(options.transport, res, options.redisState(), options.identityReadiness).catch((error: unknown) => {
+        readiness(options.transport, res, options.redisState(), options.identityReadiness, options.exportTransport).catch((error: unknown) => {
           options.logger.error({ err: error }, 'readiness failed');
           if (!res.headersSent) sendJson(res, 500, { status: 'unknown' });
         });

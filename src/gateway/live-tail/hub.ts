@@ -2,7 +2,14 @@
 // and the admission of each subscriber. A subscriber is admitted only after a call made with its
 // own key shows that it may read the log; that call also fixes where its entries start (the newest
 // entry then, or `afterId`, whose missed entries are replayed first).
-import { badUserInput } from '../errors.ts';
+//
+// Pollers are a budget each key spends: a key may follow at most TAIL_MAX_POLLERS_PER_KEY distinct
+// logs at once (however many subscribers share each), and an admission's calls are charged to the
+// key's bucket like any operation's. The admission reads the upstream itself, never a cached read:
+// where a subscription starts is what the log holds now.
+import { badUserInput, ErrorCode, GatewayError } from '../errors.ts';
+import { keyHash } from '../key-hash.ts';
+import type { Charge } from '../throttling/plugin.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { tailGap } from './errors.ts';
 import { ALONE, type TailCoordinator } from './coordination.ts';
@@ -19,11 +26,24 @@ export interface TailHubDeps {
   onPoll(outcome: string, delivered: number): void;
   /** With replicas, which one polls each source; alone, this one. */
   coordinator?: TailCoordinator;
+  /** Takes upstream calls from a key's bucket (throttling); absent or always granted when it is off. */
+  charge?(apiKey: string, calls: number): Promise<Charge>;
 }
+
+/** Calls an admission makes: a page of one; a resumed one its replay and the log's newest id. */
+const ADMISSION_CALLS = { fresh: 1, resumed: 2 };
 
 export class TailHub {
   /** Each poller under its source's key: a key names one source, so its poller is of that source's entries. */
   readonly #pollers = new Map<string, { stop(): void }>();
+  /**
+   * Each source's admission read under way: subscribers that arrive while it runs start where it
+   * says, so that subscribers who subscribe together begin at the same entry, whatever the order
+   * their own reads come back in.
+   */
+  readonly #reading = new Map<string, Promise<number>>();
+  /** Under each key's hash: the sources its subscriptions follow (admitted or being admitted), with how many each. */
+  readonly #followed = new Map<string, Map<string, number>>();
   #subscriptions = 0;
   #closed = false;
 
@@ -43,10 +63,61 @@ export class TailHub {
    * its place in the source's shared poller. Throws (before any entry) what the call threw:
    * NOT_FOUND, FORBIDDEN, BAD_USER_INPUT, TAIL_GAP.
    */
-  async subscribe<E extends TailEntry>(source: TailSource<E>, afterId: number | undefined, apiKey: string, client: UpstreamClient, signal: AbortSignal): Promise<AsyncIterableIterator<TailEvent<E>>> {
-    const { cursor, replay } = afterId === undefined ? await this.#newest(client, source) : await this.#resume(client, source, afterId);
-    if (this.#closed || signal.aborted) return done();
+  async subscribe<E extends TailEntry>(source: TailSource<E>, afterId: number | undefined, apiKey: string, signal: AbortSignal): Promise<AsyncIterableIterator<TailEvent<E>>> {
+    const leave = this.#follow(apiKey, source.key);
+    let feed: EntryFeed<E>;
+    try {
+      const charge = await this.deps.charge?.(apiKey, afterId === undefined ? ADMISSION_CALLS.fresh : ADMISSION_CALLS.resumed);
+      if (charge && !charge.ok) {
+        throw new GatewayError(`Subscribing needs upstream calls this key does not have left (${charge.remaining}): retry in ${charge.retryAfterS} s.`, {
+          code: ErrorCode.RATE_LIMITED,
+          retryAfter: charge.retryAfterS,
+        });
+      }
+      const client = this.deps.client(apiKey, signal);
+      const { cursor, replay } = afterId === undefined ? await this.#newest(client, source) : await this.#resume(client, source, afterId);
+      if (this.#closed || signal.aborted) {
+        leave();
+        return done();
+      }
+      feed = this.#join(source, cursor, replay, apiKey, leave);
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    return feed;
+  }
 
+  /**
+   * Counts a subscription of `apiKey` to `sourceKey`, or refuses it with TOO_MANY_SUBSCRIPTIONS
+   * when it would be one more distinct log than the key may follow. Returns how to uncount it
+   * (once, whatever calls it).
+   */
+  #follow(apiKey: string, sourceKey: string): () => void {
+    const owner = keyHash(apiKey);
+    let sources = this.#followed.get(owner);
+    const max = this.deps.settings.maxPollersPerKey;
+    if (!sources?.has(sourceKey) && (sources?.size ?? 0) >= max) {
+      throw new GatewayError(
+        `This key already follows ${max} distinct device logs and filters, the most allowed (TAIL_MAX_POLLERS_PER_KEY); subscribe to one of those, or complete one first.`,
+        { code: ErrorCode.TOO_MANY_SUBSCRIPTIONS },
+      );
+    }
+    if (sources === undefined) this.#followed.set(owner, (sources = new Map()));
+    sources.set(sourceKey, (sources.get(sourceKey) ?? 0) + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const count = (sources.get(sourceKey) ?? 1) - 1;
+      if (count > 0) sources.set(sourceKey, count);
+      else sources.delete(sourceKey);
+      if (sources.size === 0 && this.#followed.get(owner) === sources) this.#followed.delete(owner);
+    };
+  }
+
+  /** The admitted subscriber's feed, from `cursor` with its replay first, in the source's shared poller. */
+  #join<E extends TailEntry>(source: TailSource<E>, cursor: number, replay: readonly E[], apiKey: string, leave: () => void): EntryFeed<E> {
     const { key } = source;
     let poller = this.#pollers.get(key) as TailPoller<E> | undefined;
     if (poller === undefined) {
@@ -58,6 +129,7 @@ export class TailHub {
           if (this.#pollers.get(key) === created) this.#pollers.delete(key);
         },
         coordinator: this.deps.coordinator ?? ALONE,
+        ...(this.deps.charge ? { charge: this.deps.charge } : {}),
       });
       poller = created;
       this.#pollers.set(key, poller);
@@ -67,6 +139,7 @@ export class TailHub {
     this.#subscriptions += 1;
     const feed = new EntryFeed<E>(cursor, MAX_QUEUED, () => {
       this.#subscriptions -= 1;
+      leave();
       if (subscriber) joined.remove(subscriber);
     });
     feed.push(replay);
@@ -85,8 +158,21 @@ export class TailHub {
 
   /** A new subscription starts after the newest matching entry. */
   async #newest<E extends TailEntry>(client: UpstreamClient, source: TailSource<E>): Promise<{ cursor: number; replay: readonly E[] }> {
-    const page = await source.newest(client, { limit: 1 });
-    return { cursor: page[0]?.id ?? 0, replay: [] };
+    // Taken as the subscribe message is handled: a read already under way began no later than
+    // this subscriber arrived, so starting where it says misses nothing logged since.
+    const shared = this.#reading.get(source.key);
+    // The subscriber's own read: it shows that its key may read the log, whoever's read sets the start.
+    const own = source.newest(client, { limit: 1 }).then((page) => page[0]?.id ?? 0);
+    if (shared === undefined) {
+      this.#reading.set(source.key, own);
+      const forget = () => {
+        if (this.#reading.get(source.key) === own) this.#reading.delete(source.key);
+      };
+      own.then(forget, forget);
+    }
+    const mine = await own;
+    const cursor = shared === undefined ? mine : Math.min(mine, await shared.catch(() => mine));
+    return { cursor, replay: [] };
   }
 
   /** A resumed one replays the matching entries after `afterId`: at most MAX_REPLAY of them. */

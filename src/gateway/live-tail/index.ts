@@ -3,6 +3,7 @@
 // one replica polls each log for all of them (redis-leases.ts); alone, it polls for itself.
 import type { Registry } from 'prom-client';
 import type { SharedRedis } from '../shared-state/redis.ts';
+import type { Charge } from '../throttling/plugin.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { ALONE } from './coordination.ts';
 import { TailHub } from './hub.ts';
@@ -17,6 +18,8 @@ export interface LiveTailOptions {
   registry: Registry;
   /** REDIS_URL's connection: replicas share their pollers. */
   redis?: SharedRedis;
+  /** Takes upstream calls from a key's bucket (the gateway's admission): subscribing and polling are charged. */
+  charge?(apiKey: string, calls: number): Promise<Charge>;
 }
 
 export function liveTail(options: LiveTailOptions): TailHub {
@@ -28,7 +31,7 @@ export function liveTail(options: LiveTailOptions): TailHub {
     options.redis.whenClosing(() => leases.close());
     coordinator = leases;
   }
-  const hub = new TailHub({ settings: options.settings, client: options.client, onPoll: (outcome, delivered) => metrics.countPoll(outcome, delivered), coordinator });
+  const hub = new TailHub({ settings: options.settings, client: options.client, onPoll: (outcome, delivered) => metrics.countPoll(outcome, delivered), coordinator, ...(options.charge ? { charge: options.charge } : {}) });
   metrics.watch(() => ({ subscriptions: hub.subscriptions, pollers: hub.pollers }));
   return hub;
 }

@@ -1,13 +1,16 @@
 // One poller per log (a device's, under one filter): it reads the newest entries every interval
 // with the key of a subscriber that currently may read the log, and hands each subscriber the
 // entries newer than what it already has. However many subscribe, the upstream sees one reader.
+// A poll is paid for from the bucket of the key it reads with (throttling): while no subscriber's
+// key has calls left, the poller waits; and the next poll waits longer the longer the last took.
 import type { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError, isCancelled } from '../errors.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { tailGap } from './errors.ts';
 import type { EntryFeed } from './feed.ts';
 import { readNewest } from './read-newest.ts';
-import { CATCH_UP_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, MIN_FIRST_PAGE, type TailSettings } from './settings.ts';
+import type { Charge } from '../throttling/plugin.ts';
+import { CATCH_UP_PAGE, MAX_BACKOFF_MS, MAX_CATCH_UP, MIN_FIRST_PAGE, POLL_COST_STRETCH, type TailSettings } from './settings.ts';
 import type { TailCoordinator, TailMessage } from './coordination.ts';
 import type { TailEntry, TailSource } from './source.ts';
 
@@ -29,6 +32,8 @@ export interface PollerDeps {
   onIdle(): void;
   /** Whether this replica polls, and how it hears the replica that does. */
   coordinator: TailCoordinator;
+  /** Takes upstream calls from a key's bucket; absent when throttling is off. */
+  charge?(apiKey: string, calls: number): Promise<Charge>;
 }
 
 /** Errors that say the key may not read the log: its subscribers stop, the others go on. */
@@ -46,6 +51,8 @@ export class TailPoller<E extends TailEntry> {
   #failures = 0;
   #stopped = false;
   #firstPage = MIN_FIRST_PAGE;
+  /** How long the last poll's reading took. */
+  #lastCostMs = 0;
   /** While another replica polls: how to stop hearing it. */
   #following: (() => void) | undefined;
 
@@ -102,10 +109,21 @@ export class TailPoller<E extends TailEntry> {
     }
     this.#following?.();
     this.#following = undefined;
-    const poller = current.reduce((a, b) => (b.checkedAt > a.checkedAt ? b : a));
+    const payer = await this.#payer(current);
+    if (this.#stopped) return;
+    if (!payer.ok) {
+      // Every key that could read has an empty bucket: the log waits until one is refilled.
+      this.deps.onPoll(ErrorCode.RATE_LIMITED, 0);
+      return this.#after(true, payer.retryAfterS * 1000);
+    }
+    const poller = payer.subscriber;
     const cursor = Math.min(...current.map((s) => s.feed.cursor));
+    const startedAt = performance.now();
+    let calls = 0;
     try {
-      const read = await this.#read(poller.apiKey, cursor);
+      const read = await this.#read(poller.apiKey, cursor, () => (calls += 1));
+      this.#lastCostMs = performance.now() - startedAt;
+      void payer.settle(calls).catch(() => {});
       this.#firstPage = Math.min(CATCH_UP_PAGE, Math.max(MIN_FIRST_PAGE, read.entries.length * 2));
       this.deps.coordinator.publish(this.source.key, { entries: read.entries, complete: read.complete, after: cursor });
       const delivered = this.#deliver(current, read.entries, read.complete);
@@ -114,6 +132,8 @@ export class TailPoller<E extends TailEntry> {
       this.deps.onPoll('ok', delivered);
       this.#after(true);
     } catch (error) {
+      this.#lastCostMs = performance.now() - startedAt;
+      void payer.settle(calls).catch(() => {});
       if (this.#stopped || isCancelled(error)) return;
       const code = error instanceof GatewayError ? error.code : ErrorCode.INTERNAL_SERVER_ERROR;
       this.deps.onPoll(code, 0);
@@ -136,12 +156,45 @@ export class TailPoller<E extends TailEntry> {
 
   /** The subscribers whose key was shown to pass within the recheck period (with a poll or two of slack). */
   #current(now: number): Subscriber<E>[] {
-    const { recheckMs, pollIntervalMs } = this.deps.settings;
-    return [...this.#subscribers].filter((s) => !s.feed.ended && now - s.checkedAt <= recheckMs + pollIntervalMs * 2);
+    const slack = this.deps.settings.recheckMs + this.#interval() * 2;
+    return [...this.#subscribers].filter((s) => !s.feed.ended && now - s.checkedAt <= slack);
   }
 
-  #read(apiKey: string, cursor: number) {
-    return this.#withClient(apiKey, (client) => readNewest(client, this.source, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }));
+  /** The wait between two polls: the interval, or longer when the last poll was expensive. */
+  #interval(): number {
+    return Math.max(this.deps.settings.pollIntervalMs, this.#lastCostMs * POLL_COST_STRETCH);
+  }
+
+  #read(apiKey: string, cursor: number, onPage?: () => void) {
+    const source: TailSource<E> = onPage
+      ? {
+          ...this.source,
+          newest: (client, page) => {
+            onPage();
+            return this.source.newest(client, page);
+          },
+        }
+      : this.source;
+    return this.#withClient(apiKey, (client) => readNewest(client, source, cursor, { first: this.#firstPage, next: CATCH_UP_PAGE, max: MAX_CATCH_UP }));
+  }
+
+  /**
+   * The subscriber whose key pays for this poll (one call, settled to the pages read): the most
+   * recently checked one whose bucket has a call left; or, when none has, when to try again.
+   */
+  async #payer(current: Subscriber<E>[]): Promise<{ ok: true; subscriber: Subscriber<E>; settle(spent: number): Promise<unknown> } | { ok: false; retryAfterS: number }> {
+    const byRecency = [...current].sort((a, b) => b.checkedAt - a.checkedAt);
+    if (!this.deps.charge) return { ok: true, subscriber: byRecency[0]!, settle: async () => {} };
+    let retryAfterS = Number.POSITIVE_INFINITY;
+    const tried = new Set<string>();
+    for (const subscriber of byRecency) {
+      if (tried.has(subscriber.apiKey)) continue;
+      tried.add(subscriber.apiKey);
+      const charge = await this.deps.charge(subscriber.apiKey, 1);
+      if (charge.ok) return { ok: true, subscriber, settle: charge.settle };
+      retryAfterS = Math.min(retryAfterS, charge.retryAfterS);
+    }
+    return { ok: false, retryAfterS: Number.isFinite(retryAfterS) ? retryAfterS : 1 };
   }
 
   /** Hands each subscriber the entries newer than its cursor; returns how many were delivered. */
@@ -189,7 +242,8 @@ export class TailPoller<E extends TailEntry> {
   /** The next poll: after the interval, or after a growing backoff while the upstream fails. */
   #after(ok: boolean, delayMs?: number): void {
     if (this.#stopped || this.#subscribers.size === 0) return;
-    const interval = this.deps.settings.pollIntervalMs;
+    // An expensive log is polled less often: the wait grows with what the last poll cost.
+    const interval = this.#interval();
     const backoff = Math.min(MAX_BACKOFF_MS, interval * 2 ** Math.min(this.#failures, 10));
     this.#schedule(delayMs ?? (ok ? interval : Math.max(interval, backoff)));
   }

@@ -21,6 +21,8 @@ export class GatewayMetrics {
   readonly upstreamDuration: Histogram<'route' | 'status'>;
   readonly upstreamRetries: Counter<'route'>;
   readonly circuitState: Gauge<'upstream'>;
+  /** Log lines dropped because stdout's reader did not keep up (the logs never block the gateway). */
+  readonly logLinesDropped: Counter;
   readonly #operationNames = new Set<string>();
 
   constructor() {
@@ -62,8 +64,13 @@ export class GatewayMetrics {
     });
     this.circuitState = new Gauge({
       name: 'upstream_circuit_state',
-      help: 'Circuit breaker state of an upstream: 0 closed, 1 half-open, 2 open',
+      help: 'Circuit breaker state of the upstream, by what uses it (graphql, exports): 0 closed, 1 half-open, 2 open',
       labelNames: ['upstream'],
+      registers,
+    });
+    this.logLinesDropped = new Counter({
+      name: 'log_lines_dropped_total',
+      help: "JSON log lines dropped because stdout's reader stalled and its buffer was full",
       registers,
     });
     collectDefaultMetrics({ register: this.registry });

@@ -2,7 +2,7 @@
 // validation rules and cost limit as a document over HTTP (Apollo applies those there; graphql-ws
 // does not know them), and only subscriptions: queries and mutations go over HTTP, where the
 // gateway's plugins (logging, cost extension) see them.
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ParseOptions, type ValidationRule } from 'graphql';
+import { getOperationAST, getVariableValues, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ParseOptions, type ValidationRule } from 'graphql';
 import { estimateCost, QueryTooComplexError } from '../limits/cost.ts';
 
 export interface OperationRules {
@@ -43,6 +43,9 @@ export function checkSubscription(rules: OperationRules, request: SubscribeReque
   }
   const errors = validate(rules.schema, document, [...specifiedRules, ...rules.validationRules]);
   if (errors.length > 0) return { errors: errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED')) };
+  // Variables missing or of the wrong type are the client's mistake, as over HTTP: BAD_USER_INPUT.
+  const coerced = getVariableValues(rules.schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 10 });
+  if (coerced.errors) return { errors: coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT')) };
   try {
     const cost = estimateCost(rules.schema, document, operation, request.variables ?? undefined);
     if (cost !== undefined && cost > rules.maxCost) return { errors: [new QueryTooComplexError(cost, rules.maxCost)] };

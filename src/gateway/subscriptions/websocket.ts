@@ -8,14 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { credentialOfConnectionParams, type Authentication, type Caller } from '../identity/index.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { subscribe, type ExecutionResult, type GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, subscribe, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import { CloseCode, type Context } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { WebSocketServer } from 'ws';
 import { ErrorCode, GatewayError } from '../errors.ts';
 import type { FormatError } from '../format-error.ts';
+import { serveGraphQLWs } from './ws-server.ts';
 import { checkSubscription, type OperationRules, type SubscribeRequest } from './operation-check.ts';
 
 /** How long a shutdown waits for its sockets' closing handshakes before cutting them. */
@@ -59,6 +59,16 @@ export interface SubscriptionServerOptions<TContext> {
   logger: Logger;
   /** Where `graphql_ws_connections` is registered: the gateway's /metrics. */
   registry: Registry;
+  /**
+   * The gateway's admission of a document (trusted documents): the same check as over HTTP. Fills
+   * in the text of a trusted document named by `documentId` or a persisted query's hash.
+   */
+  admitDocument?(operation: { query?: unknown; documentId?: unknown; operationName?: unknown; extensions?: unknown }): Promise<{ ok: true } | { ok: false; errors: GraphQLFormattedError[] }>;
+  /**
+   * Whether the upstream takes the connection's key: `false` only when it refuses it (the
+   * connection is then closed with 4403); an upstream that fails says nothing of the key.
+   */
+  keyAccepted?(apiKey: string): Promise<boolean>;
 }
 
 export interface SubscriptionServer {
@@ -104,7 +114,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
 
   const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => errors.map((error) => options.formatError(error.toJSON(), error));
 
-  const cleanup = useServer<Record<string, unknown>>(
+  const cleanup = serveGraphQLWs<Record<string, unknown>>(
     {
       async onConnect(ctx) {
         const { socket } = ctx.extra;
@@ -126,7 +136,19 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
           socket.close(CloseCode.Forbidden, `Forbidden: this API key holds ${held} connections, the most allowed`);
           return false;
         }
+        // A key the upstream refuses is not held open: acknowledged, it would keep a socket (and
+        // a place among the connections) for nothing.
         perKey.set(keyHash, held + 1);
+        const release = () => {
+          const left = (perKey.get(keyHash) ?? 1) - 1;
+          if (left > 0) perKey.set(keyHash, left);
+          else perKey.delete(keyHash);
+        };
+        if (!caller.user && options.keyAccepted && !(await options.keyAccepted(caller.apiKey).catch(() => true))) {
+          release();
+          socket.close(CloseCode.Forbidden, 'Forbidden: the upstream refuses this API key');
+          return false;
+        }
         const connection: Connection = { id: randomUUID(), caller, keyHash, openedAt: performance.now(), subscriptions: new Map(), subscribed: 0 };
         connections.set(ctx, connection);
         if (caller.user) {
@@ -145,7 +167,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
         logger.info({ connectionId: connection.id }, 'websocket connection opened');
         return true;
       },
-      onSubscribe(ctx, id, payload) {
+      async onSubscribe(ctx, id, payload) {
         const connection = connections.get(ctx);
         if (!connection) return [new GatewayError('The connection is not acknowledged', { code: ErrorCode.UNAUTHENTICATED })];
         if (connection.subscriptions.size >= options.maxSubscriptionsPerConnection) {
@@ -155,7 +177,14 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
         // The key the gateway holds for this caller now: a rotated key is used from the next subscription.
         const current = options.identity.current(connection.caller);
         if (!current.ok) return [new GatewayError(current.refusal.message, { code: ErrorCode.FORBIDDEN })];
-        const request = payload as SubscribeRequest;
+        const request = payload as SubscribeRequest & { documentId?: unknown };
+        if (options.admitDocument) {
+          // A client that names a trusted document sends an empty text with it.
+          const operation: Parameters<NonNullable<typeof options.admitDocument>>[0] = { ...request, ...(request.query === '' ? { query: undefined } : {}) };
+          const admitted = await options.admitDocument(operation);
+          if (!admitted.ok) return admitted.errors.map((error) => new GraphQLError(error.message, { extensions: error.extensions ?? {} }));
+          if (typeof operation.query === 'string') request.query = operation.query;
+        }
         const checked = checkSubscription(options.rules, request);
         if ('errors' in checked) return checked.errors;
         const abort = new AbortController();
@@ -200,6 +229,7 @@ export function startSubscriptionServer<TContext>(options: SubscriptionServerOpt
       },
     },
     wsServer,
+    logger,
   );
 
   return {

@@ -23,8 +23,20 @@ interface ThrottledContext extends BaseContext {
   observation?: RequestObservation;
 }
 
+/**
+ * Upstream calls taken from a key's bucket outside a GraphQL operation over HTTP (a subscription's
+ * admission, a poll, a download): refused like an operation when the bucket cannot pay, with
+ * when to retry. `settle` squares the bucket with the calls actually made.
+ */
+export type Charge =
+  | { ok: true; remaining: number; settle(spent: number): Promise<number> }
+  | { ok: false; remaining: number; retryAfterS: number };
+
 export interface Throttle<TContext extends ThrottledContext> {
   plugin: ApolloServerPlugin<TContext>;
+  readonly settings: BucketSettings;
+  /** Takes `calls` from the bucket of `apiKey` if that many are left (all or nothing). */
+  charge(apiKey: string, calls: number): Promise<Charge>;
   /**
    * Once the operation is answered: settles its bucket to the calls it made (`callCount`, the
    * request's count so far) and returns the bucket for `extensions.cost.throttle`; undefined when
@@ -47,6 +59,14 @@ export function throttle<TContext extends ThrottledContext>(settings: BucketSett
   const status = (remaining: number): ThrottleStatus => ({ limit: settings.limit, remaining, restorePerSecond: settings.restorePerSecond });
   let estimate: ReturnType<typeof callEstimates> | undefined;
   return {
+    settings,
+    async charge(apiKey, calls) {
+      const bucket = keyHash(apiKey);
+      const reserved = Math.min(settings.limit, calls);
+      const reservation = await store.reserve(bucket, reserved);
+      if (!reservation.ok) return reservation;
+      return { ok: true, remaining: reservation.remaining, settle: (spent) => store.settle(bucket, reserved, spent) };
+    },
     async finish(request, callCount) {
       const entry = admitted.get(request);
       if (!entry) return refused.get(request);

@@ -85,6 +85,11 @@ export interface CallInput {
   params?: Record<string, string>;
   query?: URLSearchParams;
   body?: unknown;
+  /**
+   * Asks the upstream itself, never a cached answer (fresh or stale): for a read that authorizes
+   * something lasting (a download link), which must hold now, not a minute ago.
+   */
+  live?: boolean;
 }
 
 /** What one call is to a response cache: a read kept under these tags, or a mutation that invalidates them. */

@@ -74,7 +74,7 @@ export class UpstreamClient {
     if (!/^[\x21-\x7e]+$/.test(apiKey)) throw unauthenticated('The API key is empty or has characters a header cannot carry');
     const search = input.query?.toString();
     const path = `${this.#transport.basePath}${fillPath(route, input.params)}${search ? `?${search}` : ''}`;
-    const use = cache?.use(route, input);
+    const use = input.live && route.method === 'GET' ? undefined : cache?.use(route, input);
     const tags = use !== undefined && 'read' in use ? use.read : undefined;
     let stamp: unknown;
     if (cache !== undefined && tags !== undefined) {

@@ -13,8 +13,10 @@ export interface PoolOptions {
   connectTimeout?: number;
 }
 
+export const DEFAULT_CONNECTIONS = 64;
+
 const DEFAULTS: Required<PoolOptions> = {
-  connections: 64,
+  connections: DEFAULT_CONNECTIONS,
   keepAliveTimeout: 4_000,
   headersTimeout: 60_000,
   bodyTimeout: 60_000,

@@ -9,7 +9,7 @@ import { CircuitBreaker, type CircuitBreakerOptions, type CircuitState } from '.
 import { UpstreamClient, type CallerOptions } from './client.ts';
 import { parseJsonObject } from './envelope.ts';
 import { AttemptFailed, exchange } from './exchange.ts';
-import { createPool, type PoolOptions } from './pool.ts';
+import { createPool, DEFAULT_CONNECTIONS, type PoolOptions } from './pool.ts';
 import { DEFAULT_BACKOFF, RetryBudget, type BackoffOptions } from './retry.ts';
 
 export interface TransportOptions {
@@ -65,6 +65,7 @@ export class Transport {
   #probePool: Pool | undefined;
   readonly #origin: string;
   readonly #probePath: string;
+  readonly #connections: number;
 
   constructor(options: TransportOptions) {
     const base = new URL(options.baseUrl);
@@ -75,6 +76,7 @@ export class Transport {
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.#probePath = `${this.basePath}${options.readinessProbe ?? '/'}`;
     this.pool = createPool(base, options.pool);
+    this.#connections = options.pool?.connections ?? DEFAULT_CONNECTIONS;
     this.breaker = new CircuitBreaker(options.circuitBreaker, options.onCircuitStateChange);
     this.defaults = {
       deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
@@ -118,6 +120,15 @@ export class Transport {
       if (isCancelled(error)) return { ok: false, cause: 'cancelled' };
       throw error;
     }
+  }
+
+  /**
+   * Whether every connection of the pool is busy and calls wait for one: the gateway then answers
+   * late whatever the upstream does, which a load balancer should hear from `/readyz`.
+   */
+  get saturated(): boolean {
+    const stats = this.pool.stats;
+    return stats.free === 0 && stats.connected >= this.#connections && stats.queued + stats.pending > 0;
   }
 
   /** After the requests in flight: idle sockets go at once, the breaker's timer stops. */

@@ -170,7 +170,7 @@ describe('operator endpoints and paths', () => {
       const response = await fetch(`${origin(stack.gateway)}${path}`);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect(await response.json()).toEqual({ error: 'not found' });
+      expect(await response.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'NOT_FOUND' } }] });
     }
   });
 

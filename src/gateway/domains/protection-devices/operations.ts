@@ -1,4 +1,5 @@
 // The v1 operations on protection devices and their traffic (rest-v1.md, operations 7–8).
+import { ErrorCode, GatewayError } from '../../errors.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import type { WireList } from '../../upstream/envelope.ts';
 import type { WireProtectionDevice, WireTrafficLogEntry } from './wire.ts';
@@ -45,9 +46,23 @@ export function listProtectionDevices(client: UpstreamClient, q: ProtectionDevic
   return client.call(deviceRoutes.listProtectionDevices, { query });
 }
 
-export function listTraffic(client: UpstreamClient, deviceId: Id, q: TrafficQuery = {}): Promise<WireList<WireTrafficLogEntry>> {
+/** `live`: the upstream's answer now, never a cached one (a read that authorizes a link). */
+export function listTraffic(client: UpstreamClient, deviceId: Id, q: TrafficQuery = {}, options: { live?: boolean } = {}): Promise<WireList<WireTrafficLogEntry>> {
   const query = listQuery(q);
   appendAll(query, 'actions[]', q.actions);
   setIfGiven(query, 'search', q.search);
-  return client.call(deviceRoutes.listTraffic, { params: { id: String(deviceId) }, query });
+  return client.call(deviceRoutes.listTraffic, { params: { id: String(deviceId) }, query, ...(options.live ? { live: true } : {}) });
+}
+
+/**
+ * Whether the upstream takes the client's key (a page of one device): false only when it refuses
+ * it (401); an upstream that fails, or a key that may read no device, says nothing against it.
+ */
+export async function upstreamTakesKey(client: UpstreamClient): Promise<boolean> {
+  try {
+    await listProtectionDevices(client, { limit: 1 });
+    return true;
+  } catch (error) {
+    return !(error instanceof GatewayError && error.code === ErrorCode.UNAUTHENTICATED);
+  }
 }

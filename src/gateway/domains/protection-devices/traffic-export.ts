@@ -29,7 +29,9 @@ export const createTrafficExport: NonNullable<MutationResolvers['createTrafficEx
     const { lower, upper } = await context.loaders.trafficWindows.bounds(deviceId, filter, window);
     const [from, to] = windowKey(window);
     bounds = { ...(from ? { from } : {}), ...(to ? { to } : {}), lower, upper };
-  } else await listTraffic(context.upstream, deviceId, { limit: 1, order, ...filter });
+    // Otherwise asked of the upstream now, never of the response cache: a link made from a cached
+    // (or stale) read could outlive the key's access, or be minted while the upstream is down.
+  } else await listTraffic(context.upstream, deviceId, { limit: 1, order, ...filter }, { live: true });
   const { url, expiresAt } = await context.exportLinks.mint(context.origin, {
     apiKey: context.apiKey ?? '',
     deviceId,

@@ -67,7 +67,7 @@ export const trafficLogEntryAdded = {
     const from = args.filter?.from?.getTime();
     let afterId = args.afterId == null ? undefined : Number(args.afterId);
     if (from !== undefined && afterId === undefined) afterId = await startOf(deviceId, filter, from, context);
-    const events = await context.tail.subscribe(source, afterId, context.apiKey ?? '', context.upstream, context.signal);
+    const events = await context.tail.subscribe(source, afterId, context.apiKey ?? '', context.signal);
     return from === undefined ? events : datedFrom(events, from);
   },
   resolve: (event: TailEvent<WireTrafficLogEntry>) => {
