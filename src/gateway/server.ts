@@ -35,7 +35,7 @@ import { EXPORTS_PATH, exportLinksFor, exportRoute, type ExportLink } from './ex
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
-import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
+import { requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
@@ -191,7 +191,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
-  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted, tracing, registry: metrics.registry, logger });
+  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, identity, originOf, trusted, tracing, registry: metrics.registry, logger });
   const operator = await operatorEndpoints({ metrics, transport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -255,6 +255,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       });
     }
     if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
+    if (mcp?.serveMetadata(req, res, path)) return;
     if (path !== '/graphql') return sendJson(res, 404, { error: 'not found' });
     corsHandler(req, res, (error?: unknown) => {
       if (error) return fail(error);
