@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_KEYS } from '../../helpers/gateway.ts';
+import { startStack, TEST_KEYS } from '../../helpers/gateway.ts';
 import { startSignedInStack, type SignedInStack } from '../../helpers/signed-in.ts';
 import { v1Request } from '../../helpers/v1.ts';
 
@@ -174,5 +174,50 @@ describe('signing in: the 401 and the protected resource metadata (RFC 9728)', (
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toBeNull();
     expect(stack.proxy.calls).toEqual([]);
+  });
+});
+
+describe('AUTH_MODE=both', () => {
+  let both: SignedInStack;
+
+  beforeAll(async () => {
+    both = await startSignedInStack({ mode: 'both', v1: { seedSizes: SEED }, gateway: { mcp: { operations: undefined, allowMutations: false } } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await both?.close();
+  });
+
+  it('takes an API key or a token on /mcp, as on /graphql; with neither, the 401 names the metadata', async () => {
+    const credentials: Record<string, string>[] = [{ 'x-service-token': TEST_KEYS.org2 }, { authorization: `Bearer ${await both.token('org2', ['devices:read'])}` }];
+    for (const headers of credentials) {
+      const client = new Client({ name: 'gateway-tests', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', both.gateway.url), { requestInit: { headers } }));
+      try {
+        both.proxy.reset();
+        const result = await call(client, 'TopMaliciousDevices', { first: 2 });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        expect([...new Set(both.proxy.calls.map((upstream) => String(upstream.headers['x-service-token'])))]).toEqual([TEST_KEYS.org2]);
+      } finally {
+        await client.close();
+      }
+    }
+    const response = await fetch(new URL('/mcp', both.gateway.url), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${new URL(both.gateway.url).origin}/.well-known/oauth-protected-resource"`);
+  });
+});
+
+describe('AUTH_MODE=key', () => {
+  it('serves no protected resource metadata: there is no provider to sign in with', async () => {
+    const keyed = await startStack({ v1: { seedSizes: SEED }, gateway: { mcp: { operations: undefined, allowMutations: false } } });
+    try {
+      expect((await fetch(new URL('/.well-known/oauth-protected-resource', keyed.gateway.url))).status).toBe(404);
+      const response = await fetch(new URL('/mcp', keyed.gateway.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    } finally {
+      await keyed.close();
+    }
   });
 });
