@@ -181,7 +181,11 @@ describe('AUTH_MODE=both', () => {
   let both: SignedInStack;
 
   beforeAll(async () => {
-    both = await startSignedInStack({ mode: 'both', v1: { seedSizes: SEED }, gateway: { mcp: { operations: undefined, allowMutations: false } } });
+    both = await startSignedInStack({
+      mode: 'both',
+      v1: { seedSizes: SEED },
+      gateway: { mcp: { operations: undefined, allowMutations: false } },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -202,7 +206,11 @@ describe('AUTH_MODE=both', () => {
         await client.close();
       }
     }
-    const response = await fetch(new URL('/mcp', both.gateway.url), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const response = await fetch(new URL('/mcp', both.gateway.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${new URL(both.gateway.url).origin}/.well-known/oauth-protected-resource"`);
   });
@@ -220,4 +228,33 @@ describe('AUTH_MODE=key', () => {
       await keyed.close();
     }
   });
+});
+
+describe('throttling', () => {
+  it('throttles each signed-in user in a bucket of their own, though both act with one organization’s key', async () => {
+    const throttled = await startSignedInStack({ v1: { seedSizes: SEED }, gateway: { mcp: { operations: undefined, allowMutations: false }, rateLimit: { calls: 3, restorePerSecond: 0.01 } } });
+    const clients: Client[] = [];
+    try {
+      const alice = await throttled.idp.sign(throttled.idp.baseClaims('alice', '1', ['devices:read', 'traffic:read']));
+      const bob = await throttled.idp.sign(throttled.idp.baseClaims('bob', '1', ['devices:read', 'traffic:read']));
+      for (const token of [alice, bob]) {
+        const client = new Client({ name: 'gateway-tests', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', throttled.gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+        clients.push(client);
+      }
+      const codeOf = (result: CallToolResult) => (result.isError ? JSON.parse((result.content[0] as { text: string }).text).errors[0].extensions.code : 'ok');
+      const codes: string[] = [];
+      for (let attempt = 0; attempt < 8 && codes.at(-1) !== 'RATE_LIMITED'; attempt++) {
+        codes.push(codeOf(await call(clients[0]!, 'TopMaliciousDevices', { first: 2, services: [`alice-${attempt}`] })));
+      }
+      expect(codes[0]).toBe('ok');
+      expect(codes.at(-1)).toBe('RATE_LIMITED');
+      throttled.proxy.reset();
+      expect(codeOf(await call(clients[1]!, 'TopMaliciousDevices', { first: 2, services: ['bob'] }))).toBe('ok');
+      expect(new Set(throttled.proxy.calls.map((upstream) => upstream.headers['x-service-token']))).toEqual(new Set([TEST_KEYS.org1]));
+    } finally {
+      for (const client of clients) await client.close();
+      await throttled.close();
+    }
+  }, 60_000);
 });
