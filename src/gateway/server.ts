@@ -37,7 +37,7 @@ import { EXPORTS_PATH, exportDownloads, exportLinksFor, type ExportLink } from '
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
-import { apiKeyOf, requestSearch, sendJson } from './http/plain.ts';
+import { requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
 import type { OperationTrace } from './observability/tracing/trace-types.ts';
 import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
@@ -196,10 +196,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // GET / and the explorers' pages and files, when the landing page is on.
   const landing = landingRoutes(options);
   const corsHandler = corsMiddleware(options.corsOrigins, { localDevServers: options.embeddedDemo === true && !options.production });
-
   const refuse = refusal(metrics, logger);
   // MCP=1: the chosen operations as tools at /mcp, through the pipeline of /graphql (the SDK loaded only then).
-  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, credentialsOf: apiKeyOf, originOf, trusted: admit.trusted, tracing, registry: metrics.registry, logger });
+  const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, identity, originOf, trusted: admit.trusted, tracing, registry: metrics.registry, logger });
   const operator = await operatorEndpoints({ metrics, transport, exportTransport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
   async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -259,6 +258,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const withCors = (run: () => Promise<void>) => corsHandler(req, res, (error?: unknown) => (error ? fail(error) : void run().catch(fail)));
     if (path.startsWith(EXPORTS_PATH)) return withCors(() => downloadExport(req, res, path.slice(EXPORTS_PATH.length)));
     if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
+    if (mcp?.serveMetadata(req, res, path)) return;
     if (path !== '/graphql') return sendJson(res, 404, { errors: [{ message: 'Nothing is served at this path: GraphQL is at /graphql.', extensions: { code: 'NOT_FOUND' } }] });
     withCors(() => handleGraphQL(req, res, requestId));
   });

@@ -139,8 +139,11 @@ describe('the 401 challenge and protected resource metadata (RFC 9728)', () => {
   it('names the metadata beside the resource\'s path when a sign-in can follow, and the issuer as its server', () => {
     const resource = new URL('https://gateway.example/mcp');
     expect(protectedResourceMetadataUrl(resource)).toBe('https://gateway.example/.well-known/oauth-protected-resource/mcp');
-    expect(bearerChallenge()).toBe('Bearer realm="mcp"');
-    expect(bearerChallenge(protectedResourceMetadataUrl(resource))).toBe('Bearer realm="mcp", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource/mcp"');
+    expect(bearerChallenge()).toBe('Bearer');
+    expect(bearerChallenge('Bearer', 'https://gateway.example/.well-known/oauth-protected-resource')).toBe('Bearer resource_metadata="https://gateway.example/.well-known/oauth-protected-resource"');
+    expect(bearerChallenge('Bearer error="invalid_token", error_description="expired"', 'https://gateway.example/.well-known/oauth-protected-resource')).toBe(
+      'Bearer error="invalid_token", error_description="expired", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource"',
+    );
     expect(protectedResourceMetadata(resource, 'https://id.example/realms/soc', ['devices:read'])).toEqual({
       resource: 'https://gateway.example/mcp',
       authorization_servers: ['https://id.example/realms/soc'],
