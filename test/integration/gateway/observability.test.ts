@@ -111,8 +111,9 @@ describe('observability', () => {
 describe('observability of a retried call', () => {
   it('logs each attempt and counts the retry', async () => {
     const fault = await startFaultUpstream(
-      // The first answer goes to the gateway's look at the upstream as it starts.
-      sequence(json(401, { error: 1, messages: [] }), json(503, { error: 1, messages: ['busy'] }), json(200, { error: 0, messages: [], total: 0, data: [] })),
+      // The first two answers go to the gateway's looks at the upstream as it starts (does it answer,
+      // does it read web protection records).
+      sequence(json(401, { error: 1, messages: [] }), json(401, { error: 1, messages: [] }), json(503, { error: 1, messages: ['busy'] }), json(200, { error: 0, messages: [], total: 0, data: [] })),
     );
     const stack = await startStack({ v1: { seed: 'none' }, key: KEY, upstreamUrl: fault.url });
     try {
