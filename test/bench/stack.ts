@@ -139,7 +139,8 @@ export async function startStack(settings: BenchSettings, db: BenchDatabase): Pr
   const { flags: gatewayFlags, benchFlags } = gatewayNodeFlags(settings);
   requireBuiltGateway();
   const v1 = await startV1(settings, db);
-  const gateway = startGatewayChild('gateway', settings, v1.url);
+  // The tail bench follows 50 devices with one key: 50 pollers, past TAIL_MAX_POLLERS_PER_KEY's default of 5.
+  const gateway = startGatewayChild('gateway', settings, v1.url, { TAIL_MAX_POLLERS_PER_KEY: '50' });
   const passthrough = startChild('pass-through', './passthrough.ts', { UPSTREAM_URL: v1.url, PORT: '0' });
   const [gatewayReady, passthroughReady] = await Promise.all([gateway.ready(START_TIMEOUT_MS), passthrough.ready(START_TIMEOUT_MS)]);
   log(`v1 ${v1.url} (pid ${v1.child.pid}), gateway ${gatewayReady.url} (pid ${gateway.pid}), pass-through ${passthroughReady.url} (pid ${passthrough.pid})`);
