@@ -188,7 +188,7 @@ export async function startMixUpstream(settings: MixSettings): Promise<MixUpstre
     const [path = '', search = ''] = (req.url ?? '').split('?', 2);
     // An upstream with the seed's operations only: the gateway's start-time look for the read
     // extension of web protection records finds none, and that is not a stray request.
-    if (path.startsWith('/api/v1/cloud-defender')) return json(404, { error: 1, messages: [{ code: 'not_found', message: 'Not found' }] })(req, res, body);
+    if (req.method === 'GET' && path.startsWith('/api/v1/cloud-defender')) return json(404, { error: 1, messages: [{ code: 'not_found', message: 'Not found' }] })(req, res, body);
     const routed = route(req.method ?? '', path, new URLSearchParams(search));
     if (routed?.kind === undefined) {
       state.unrouted += 1;
