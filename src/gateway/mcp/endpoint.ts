@@ -1,10 +1,10 @@
 // /mcp: the Model Context Protocol over Streamable HTTP, with the official SDK, stateless. Each
 // POST is answered on its own: a server and a transport are made for it and dropped with it, no
-// session id is handed out, and the answer is one JSON body (no event stream). So any replica
+// `Mcp-Session-Id` is handed out, and the answer is one JSON body (no event stream). So any replica
 // answers any request, a load balancer needs no affinity, and a stopping gateway has no open
 // stream to end. What a stateful server would add (server-to-client requests, progress
 // notifications, resumable streams) has no use here: a tool call is one GraphQL operation, answered
-// once. A GET (the optional stream of server-initiated messages) and a DELETE (ending a session)
+// once. A GET (the optional stream of server-initiated messages) and a DELETE (closing an `Mcp-Session-Id`)
 // are 405, as the transport's specification allows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -108,7 +108,7 @@ export function mcpEndpoint<TCaller>(options: McpEndpointOptions<TCaller>): (req
     const { caller } = authentication;
     if (req.method !== 'POST') {
       req.resume();
-      return sendRpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no session, no server-initiated stream).', { allow: 'POST, OPTIONS' });
+      return sendRpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no Mcp-Session-Id, no server-initiated stream).', { allow: 'POST, OPTIONS' });
     }
     let body: unknown;
     try {
