@@ -102,7 +102,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // metrics), each call with the key of a subscriber that currently may read the device.
   const tail = liveTail({
     settings: options.tail,
-    client: (apiKey, signal) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry }),
+    // No response cache: a tail's start and its entries are what the log holds now.
+    client: (apiKey, signal, beforeCall) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry, ...(beforeCall ? { beforeCall } : {}) }),
     registry: metrics.registry,
     redis: shared.redis,
     charge: admit.charge,

@@ -5,8 +5,9 @@
 //
 // Pollers are a budget each key spends: a key may follow at most TAIL_MAX_POLLERS_PER_KEY distinct
 // logs at once (however many subscribers share each), and an admission's calls are charged to the
-// key's bucket like any operation's. The admission reads the upstream itself, never a cached read:
-// where a subscription starts is what the log holds now.
+// key's bucket like any operation's. Every read of an admission (the newest entry, the search of
+// where an instant begins, a resumption's replay) is made with the tail's own client, which asks
+// the upstream itself, never a cached read: where a subscription starts is what the log holds now.
 import { badUserInput, ErrorCode, GatewayError } from '../errors.ts';
 import { keyHash } from '../key-hash.ts';
 import type { Charge } from '../throttling/plugin.ts';
@@ -21,8 +22,11 @@ import type { TailEntry, TailSource } from './source.ts';
 
 export interface TailHubDeps {
   settings: TailSettings;
-  /** An upstream client acting with this key (deadlines, breaker, retry budget, metrics), cancelled by the signal. */
-  client(apiKey: string, signal: AbortSignal): UpstreamClient;
+  /**
+   * An upstream client acting with this key (deadlines, breaker, retry budget, metrics), cancelled
+   * by the signal, that never answers from a cache; `beforeCall` counts its calls.
+   */
+  client(apiKey: string, signal: AbortSignal, beforeCall?: () => void): UpstreamClient;
   onPoll(outcome: string, delivered: number): void;
   /** With replicas, which one polls each source; alone, this one. */
   coordinator?: TailCoordinator;
@@ -32,6 +36,16 @@ export interface TailHubDeps {
 
 /** Calls an admission makes: a page of one; a resumed one its replay and the log's newest id. */
 const ADMISSION_CALLS = { fresh: 1, resumed: 2 };
+
+/**
+ * Where a subscription starts: after `afterId` (the entries it missed replayed first), else at the
+ * instant `at` (the entries from the first dated at or after it replayed, as after an id), else
+ * from now.
+ */
+export interface TailStart {
+  afterId?: number;
+  at?: number;
+}
 
 export class TailHub {
   /** Each poller under its source's key: a key names one source, so its poller is of that source's entries. */
@@ -63,19 +77,33 @@ export class TailHub {
    * its place in the source's shared poller. Throws (before any entry) what the call threw:
    * NOT_FOUND, FORBIDDEN, BAD_USER_INPUT, TAIL_GAP.
    */
-  async subscribe<E extends TailEntry>(source: TailSource<E>, afterId: number | undefined, apiKey: string, signal: AbortSignal): Promise<AsyncIterableIterator<TailEvent<E>>> {
+  async subscribe<E extends TailEntry>(source: TailSource<E>, start: TailStart, apiKey: string, signal: AbortSignal): Promise<AsyncIterableIterator<TailEvent<E>>> {
     const leave = this.#follow(apiKey, source.key);
     let feed: EntryFeed<E>;
     try {
-      const charge = await this.deps.charge?.(apiKey, afterId === undefined ? ADMISSION_CALLS.fresh : ADMISSION_CALLS.resumed);
+      const { afterId } = start;
+      const at = afterId === undefined && source.startAt ? start.at : undefined;
+      const expected =
+        afterId !== undefined ? ADMISSION_CALLS.resumed : at !== undefined ? ADMISSION_CALLS.fresh + (source.startAtCalls ?? 1) + ADMISSION_CALLS.resumed : ADMISSION_CALLS.fresh;
+      const charge = await this.deps.charge?.(apiKey, expected);
       if (charge && !charge.ok) {
         throw new GatewayError(`Subscribing needs upstream calls this key does not have left (${charge.remaining}): retry in ${charge.retryAfterS} s.`, {
           code: ErrorCode.RATE_LIMITED,
           retryAfter: charge.retryAfterS,
         });
       }
-      const client = this.deps.client(apiKey, signal);
-      const { cursor, replay } = afterId === undefined ? await this.#newest(client, source) : await this.#resume(client, source, afterId);
+      let calls = 0;
+      const client = this.deps.client(apiKey, signal, () => (calls += 1));
+      let started: { cursor: number; replay: readonly E[] };
+      try {
+        if (afterId !== undefined) started = await this.#resume(client, source, afterId);
+        else if (at !== undefined) started = await this.#startAt(client, source, at);
+        else started = await this.#newest(client, source);
+      } finally {
+        // A start at an instant costs what its search took; the others, their fixed calls.
+        if (charge?.ok && at !== undefined) void charge.settle(calls).catch(() => {});
+      }
+      const { cursor, replay } = started;
       if (this.#closed || signal.aborted) {
         leave();
         return done();
@@ -173,6 +201,19 @@ export class TailHub {
     const mine = await own;
     const cursor = shared === undefined ? mine : Math.min(mine, await shared.catch(() => mine));
     return { cursor, replay: [] };
+  }
+
+  /**
+   * One that starts at an instant replays from the first entry dated at or after it, as after an
+   * id. Its key is shown first, and the newest entry then read: when no entry is dated at or after
+   * the instant yet, the subscription starts there, so that one logged during the search is not
+   * missed (the domain drops what is dated earlier).
+   */
+  async #startAt<E extends TailEntry>(client: UpstreamClient, source: TailSource<E>, at: number): Promise<{ cursor: number; replay: readonly E[] }> {
+    const now = await this.#newest(client, source);
+    const before = await source.startAt!(client, at);
+    // An entry logged after that read is delivered whatever it is dated: no earlier start is needed.
+    return before === undefined || before >= now.cursor ? now : this.#resume(client, source, before);
   }
 
   /** A resumed one replays the matching entries after `afterId`: at most MAX_REPLAY of them. */

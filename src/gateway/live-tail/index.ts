@@ -13,8 +13,12 @@ import type { TailSettings } from './settings.ts';
 
 export interface LiveTailOptions {
   settings: TailSettings;
-  /** An upstream client acting with this key (deadlines, breaker, retry budget, metrics), cancelled by the signal. */
-  client(apiKey: string, signal: AbortSignal): UpstreamClient;
+  /**
+   * An upstream client acting with this key (deadlines, breaker, retry budget, metrics), cancelled
+   * by the signal, with no response cache: every read of the tail asks the upstream itself.
+   * `beforeCall` counts its calls.
+   */
+  client(apiKey: string, signal: AbortSignal, beforeCall?: () => void): UpstreamClient;
   registry: Registry;
   /** REDIS_URL's connection: replicas share their pollers. */
   redis?: SharedRedis;
@@ -36,6 +40,6 @@ export function liveTail(options: LiveTailOptions): TailHub {
   return hub;
 }
 
-export type { TailHub } from './hub.ts';
+export type { TailHub, TailStart } from './hub.ts';
 export type { TailSource, TailEntry } from './source.ts';
 export type { TailEvent } from './feed.ts';

@@ -10,31 +10,34 @@ import { requirePositiveId } from '../common/arguments.ts';
 import { trafficFilter } from './list-arguments.ts';
 import { listTraffic } from './operations.ts';
 import { trafficLogEntry } from './traffic.ts';
-import { ASCENDING } from './traffic-window.ts';
+import { ASCENDING, liveWindows } from './traffic-window.ts';
+import { WINDOW_SEARCH_CALLS } from '../../limits/window-estimate.ts';
 import type { WireTrafficLogEntry } from './wire.ts';
-import type { GatewayContext } from '../../context.ts';
 
 const ENTRY_ID = /^(0|[1-9]\d{0,15})$/;
 
-/** The log of `deviceId` under `filter` (normalised: equal filters, one poller). */
+/**
+ * The log of `deviceId` under `filter` (normalised: equal filters, one poller). Every read is live:
+ * the tail's client has no cache, and each read says so too.
+ */
 function trafficSource(deviceId: string, filter: { actions?: string[]; search?: string }): TailSource<WireTrafficLogEntry> {
+  const live = { live: true };
   return {
     key: JSON.stringify([deviceId, filter.actions ?? null, filter.search ?? null]),
-    newest: async (client, { limit, offset }) => (await listTraffic(client, deviceId, { limit, offset, order: '-id', ...filter })).data,
-    newestOfAll: async (client) => (await listTraffic(client, deviceId, { limit: 1, order: '-id' })).data[0]?.id ?? 0,
+    newest: async (client, { limit, offset }) => (await listTraffic(client, deviceId, { limit, offset, order: '-id', ...filter }, live)).data,
+    newestOfAll: async (client) => (await listTraffic(client, deviceId, { limit: 1, order: '-id' }, live)).data[0]?.id ?? 0,
+    // With `from` and no `afterId`: the first entry dated at or after `from`, found by the window
+    // search (so replayed like `afterId`, up to the replay's limit); undefined when none is yet.
+    startAt: async (client, from) => {
+      const { windows, page } = liveWindows(client);
+      const { lower, upper } = await windows.bounds(deviceId, filter, { from });
+      if (lower >= upper) return undefined;
+      const first = (await page(deviceId, { limit: 1, offset: lower, order: ASCENDING, ...filter })).data[0];
+      return first === undefined ? undefined : Math.max(0, first.id - 1);
+    },
+    // One bound of a window: about half of what both cost, and the read of the entry it found.
+    startAtCalls: Math.ceil(WINDOW_SEARCH_CALLS / 2) + 1,
   };
-}
-
-/**
- * With `from` and no `afterId`, the tail starts at the first entry dated at or after `from` (found
- * by the window search, so replayed like `afterId`, up to the replay's limit); undefined when none
- * is yet: from now.
- */
-async function startOf(deviceId: string, filter: { actions?: string[]; search?: string }, from: number, { loaders }: GatewayContext): Promise<number | undefined> {
-  const { lower, upper } = await loaders.trafficWindows.bounds(deviceId, filter, { from });
-  if (lower >= upper) return undefined;
-  const first = (await loaders.trafficPages.load({ deviceId, query: { limit: 1, offset: lower, order: ASCENDING, ...filter } })).data[0];
-  return first === undefined ? undefined : Math.max(0, first.id - 1);
 }
 
 /**
@@ -65,9 +68,8 @@ export const trafficLogEntryAdded = {
     const filter = trafficFilter(args.filter);
     const source = trafficSource(deviceId, filter);
     const from = args.filter?.from?.getTime();
-    let afterId = args.afterId == null ? undefined : Number(args.afterId);
-    if (from !== undefined && afterId === undefined) afterId = await startOf(deviceId, filter, from, context);
-    const events = await context.tail.subscribe(source, afterId, context.apiKey ?? '', context.signal);
+    const start = { ...(args.afterId == null ? {} : { afterId: Number(args.afterId) }), ...(from === undefined ? {} : { at: from }) };
+    const events = await context.tail.subscribe(source, start, context.apiKey ?? '', context.signal);
     return from === undefined ? events : datedFrom(events, from);
   },
   resolve: (event: TailEvent<WireTrafficLogEntry>) => {

@@ -9,6 +9,8 @@ import { badUserInput } from '../../errors.ts';
 import { findInstants, TimeOrderedLog, type TimeProbe } from './window-search.ts';
 import type { WireTrafficLogEntry } from './wire.ts';
 import type { WireList } from '../../upstream/envelope.ts';
+import type { UpstreamClient } from '../../upstream/client.ts';
+import { listTraffic } from './operations.ts';
 
 /** The ascending order the window is searched and read in. */
 export const ASCENDING = 'date_time';
@@ -66,7 +68,7 @@ export class TrafficWindows {
   readonly #logs = new Map<string, TimeOrderedLog>();
   readonly #bounds = new Map<string, Promise<WindowBounds>>();
 
-  constructor(private readonly page: (deviceId: string, query: PageQuery) => Promise<WireList<WireTrafficLogEntry>>) {}
+  constructor(private readonly page: WindowPageReader) {}
 
   bounds(deviceId: string, filter: { actions?: string[]; search?: string }, window: TimeWindow): Promise<WindowBounds> {
     const logKey = JSON.stringify([deviceId, filter.actions ?? null, filter.search ?? null]);
@@ -80,6 +82,26 @@ export class TrafficWindows {
     }
     return bounds;
   }
+}
+
+/** A page of a device's log, read with a client. */
+export type WindowPageReader = (deviceId: string, query: PageQuery) => Promise<WireList<WireTrafficLogEntry>>;
+
+/**
+ * Windows read from the upstream now, never from the response cache or an operation's loaders:
+ * for reads that fix something lasting (a link's bounds and its authorization, where a tail
+ * starts), which must hold now, not when a page was cached. A page asked twice of one instance
+ * (the search's last probe, then the entry it found) is read once.
+ */
+export function liveWindows(client: UpstreamClient): { windows: TrafficWindows; page: WindowPageReader } {
+  const pages = new Map<string, Promise<WireList<WireTrafficLogEntry>>>();
+  const page: WindowPageReader = (deviceId, query) => {
+    const key = JSON.stringify([deviceId, query.limit, query.offset, query.order, query.actions ?? null, query.search ?? null]);
+    let read = pages.get(key);
+    if (read === undefined) pages.set(key, (read = listTraffic(client, deviceId, query, { live: true })));
+    return read;
+  };
+  return { windows: new TrafficWindows(page), page };
 }
 
 async function findBounds(window: TimeWindow, log: TimeOrderedLog, page: PageLoader): Promise<WindowBounds> {
