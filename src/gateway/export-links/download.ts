@@ -132,7 +132,7 @@ export function exportRoute(options: ExportRouteOptions): (req: IncomingMessage,
       const charge = await options.charge?.(link.apiKey, 1);
       if (charge && !charge.ok) return sendError(res, 429, 'This link\'s key has no upstream calls left.', { code: ErrorCode.RATE_LIMITED, retryAfter: charge.retryAfterS }, true);
       try {
-        await transport.client({ apiKey: link.apiKey }).call(trafficRoute, { params: { id: link.deviceId }, query: pageOfOne(link) });
+        await transport.client({ apiKey: link.apiKey }).call(trafficRoute, { params: { id: link.deviceId }, query: pageOfOne(link), live: true });
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         const { upstream, ...rest } = error.extensions;

@@ -11,7 +11,7 @@ import { requirePositiveId } from '../common/arguments.ts';
 import { trafficFilter, wireOrder } from './list-arguments.ts';
 import { listTraffic } from './operations.ts';
 import { TRAFFIC_ORDER_FIELDS } from './traffic.ts';
-import { ASCENDING, timeWindow, windowKey } from './traffic-window.ts';
+import { ASCENDING, liveWindows, timeWindow, windowKey } from './traffic-window.ts';
 
 const FORMATS: Record<TrafficExportFormat, ExportFormat> = { CSV: 'csv', NDJSON: 'ndjson' };
 
@@ -24,13 +24,14 @@ export const createTrafficExport: NonNullable<MutationResolvers['createTrafficEx
   const order = wireOrder(TRAFFIC_ORDER_FIELDS, args.orderBy ?? { field: 'DATE_TIME' }, 'DESC');
   const filter = trafficFilter(args.filter);
   let bounds: ExportLink['window'];
+  // Every read that authorizes a link is asked of the upstream now, never of the response cache
+  // or the operation's loaders: a link made from a cached (or stale) read could outlive the key's
+  // access, or be minted while the upstream is down.
   if (window) {
     // The search reads the log with the caller's key: it checks access as the page of one does.
-    const { lower, upper } = await context.loaders.trafficWindows.bounds(deviceId, filter, window);
+    const { lower, upper } = await liveWindows(context.upstream).windows.bounds(deviceId, filter, window);
     const [from, to] = windowKey(window);
     bounds = { ...(from ? { from } : {}), ...(to ? { to } : {}), lower, upper };
-    // Otherwise asked of the upstream now, never of the response cache: a link made from a cached
-    // (or stale) read could outlive the key's access, or be minted while the upstream is down.
   } else await listTraffic(context.upstream, deviceId, { limit: 1, order, ...filter }, { live: true });
   const { url, expiresAt } = await context.exportLinks.mint(context.origin, {
     apiKey: context.apiKey ?? '',
@@ -51,10 +52,16 @@ export async function* trafficWindowPages(client: UpstreamClient, link: ExportLi
   const { lower, upper } = link.window!;
   const descending = link.order.startsWith('-');
   const filter = { ...(link.actions ? { actions: link.actions } : {}), ...(link.search ? { search: link.search } : {}) };
+  // The first page read shows that the link's key may still read the log; an empty window has
+  // none, so a page of one is read to show it before its empty file is sent.
+  if (upper <= lower) {
+    await listTraffic(client, link.deviceId, { limit: 1, ...filter }, { live: true });
+    return;
+  }
   for (let done = 0; done < upper - lower; ) {
     const count = Math.min(WINDOW_PAGE, upper - lower - done);
     const offset = descending ? upper - done - count : lower + done;
-    const page = await listTraffic(client, link.deviceId, { limit: count, offset, order: ASCENDING, ...filter });
+    const page = await listTraffic(client, link.deviceId, { limit: count, offset, order: ASCENDING, ...filter }, { live: true });
     // The log shrank under the window: what is left of it was written.
     if (page.data.length === 0) return;
     yield descending ? [...page.data].reverse() : page.data;
