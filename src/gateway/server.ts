@@ -99,10 +99,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   metrics.setCircuitState('graphql', transport.breaker.state);
   const onRetry = (retry: { route: string }) => metrics.countRetry(retry.route);
   // The traffic tails' pollers call upstream like requests do (deadlines, breaker, retry budget,
-  // metrics), each call with the key of a subscriber that currently may read the device.
+  // metrics), each call with the key of a subscriber that currently may read the device; never cached.
   const tail = liveTail({
     settings: options.tail,
-    // No response cache: a tail's start and its entries are what the log holds now.
     client: (apiKey, signal, beforeCall) => transport.client({ apiKey, signal, onCall: (call) => metrics.observeCall(call), onRetry, ...(beforeCall ? { beforeCall } : {}) }),
     registry: metrics.registry,
     redis: shared.redis,
