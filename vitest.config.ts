@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowSetupFirst } from './test/sequencer.ts';
 
 export default defineConfig({
   resolve: {
@@ -21,6 +22,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A fresh clone's slowest setup (the benchmark database) starts first: test/sequencer.ts.
+    sequence: { sequencer: SlowSetupFirst },
     // Most suites spend much of their time waiting on sockets, timers and child processes: one
     // worker more than the machine's cores keeps both busy.
     maxWorkers: availableParallelism() + 1,
