@@ -168,6 +168,7 @@ describe("every surface is charged to the key's bucket", () => {
     );
     expect(created.errors, created.text).toBeUndefined();
     const statuses: number[] = [];
+    const started = performance.now();
     for (let i = 0; i < 10; i++) {
       const response = await fetch(created.data!.createTrafficExport.export.url);
       statuses.push(response.status);
@@ -176,7 +177,9 @@ describe("every surface is charged to the key's bucket", () => {
         expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('RATE_LIMITED');
       } else await response.arrayBuffer();
     }
-    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(5);
+    // What the bucket held, and what it restored (1 a second) while the client measured the downloads.
+    const restored = Math.floor((performance.now() - started) / 1000);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(5 + restored);
     expect(statuses).toContain(429);
   }, 30_000);
 });
