@@ -129,8 +129,9 @@ describe('the tail with the response cache on', () => {
     const { gateway } = await gatewayWith({ RESPONSE_CACHE_TTL_S: '60' });
     const first = connect(gateway).subscribe({ deviceId: device });
     await until(() => first.ids.length > 0, 10_000, 'a first entry');
-    // Entries arrive (60 a second over 6 devices); a read cached at the first admission is stale by now.
-    await sleep(2_500);
+    // Entries arrive (60 a second over 6 devices): once the first subscriber has several more, a
+    // read cached at its admission is stale.
+    await until(() => first.ids.length >= 4, 10_000, 'entries logged after the first admission');
     const newest = ((await v1Request(v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1`)).json.data as { id: number }[])[0]!.id;
     const second = connect(gateway).subscribe({ deviceId: device });
     await until(() => second.ids.length > 0, 10_000, 'an entry for the second subscriber');
