@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import type { Control, Evidence, OrganizationRef, ProtectionDevice, SecurityFramework, WebProtectionRecord } from '../records.ts';
 import { nowTimestamp } from '../storage/database.ts';
-import { ORDER_COLUMNS, SELECT_DEVICE, toDevice } from '../storage/devices.ts';
+import { DEVICE_COLUMNS, deviceValues, ORDER_COLUMNS, SELECT_DEVICE, toDevice } from '../storage/devices.ts';
 import type { DeviceListQuery, DeviceRow } from '../storage/devices.ts';
 import { assemble, EVIDENCE_COLUMNS, storedControls } from '../storage/frameworks.ts';
 import type { EvidenceRow, FrameworkInput, FrameworkRow } from '../storage/frameworks.ts';
@@ -297,23 +297,7 @@ export async function deleteWebProtectionRecord(client: pg.PoolClient, scope: nu
 // Devices.
 
 export async function insertDevice(client: Queryable, device: ProtectionDevice): Promise<void> {
-  await client.query(
-    `INSERT INTO devices (id, organization_id, atb_key, type, email, device_id, endpoint, private_ip, services, check_block, plugin)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      device.id,
-      device.organization.id,
-      device.atb_key,
-      device.type,
-      device.email,
-      device.device_id,
-      device.endpoint,
-      device.privateIP,
-      JSON.stringify(device.services),
-      JSON.stringify(device.check),
-      JSON.stringify(device.plugin),
-    ],
-  );
+  await client.query(`INSERT INTO devices (${DEVICE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, deviceValues(device));
   if (device.services.length > 0) {
     await client.query(
       `INSERT INTO device_services (service, device_id) SELECT DISTINCT s, $2::integer FROM unnest($1::text[]) s ON CONFLICT DO NOTHING`,
