@@ -1,4 +1,4 @@
-// The README's sign-in section in a real browser: headless Chromium opens a single-page app built
+// docs/sign-in.md's single-page app in a real browser: headless Chromium opens a single-page app built
 // from examples/sign-in/sign-in.ts, which sends the user to the identity provider (oidc-provider),
 // where a person would type a login and consent; back in the app with an authorization code, it
 // gets the access token (PKCE), runs a query over HTTP and receives a traffic entry over WebSocket,
