@@ -6,7 +6,7 @@ import type { Control, Evidence, OrganizationRef, ProtectionDevice, SecurityFram
 import { nowTimestamp } from '../storage/database.ts';
 import { DEVICE_COLUMNS, deviceValues, ORDER_COLUMNS, SELECT_DEVICE, toDevice } from '../storage/devices.ts';
 import type { DeviceListQuery, DeviceRow } from '../storage/devices.ts';
-import { assemble, EVIDENCE_COLUMNS, storedControls } from '../storage/frameworks.ts';
+import { assemble, EVIDENCE_COLUMNS, evidenceValues, storedControls } from '../storage/frameworks.ts';
 import type { EvidenceRow, FrameworkInput, FrameworkRow } from '../storage/frameworks.ts';
 import { hashApiKey } from '../storage/keys.ts';
 import type { ApiKey, KeySource, StoredKey } from '../storage/keys.ts';
@@ -170,17 +170,7 @@ export async function addEvidence(db: Queryable, frameworkId: number, controlId:
        (framework_id, control_id, position, files, details, datetime, completed, residual_risk, user_id, user_email)
      VALUES ($1, $2, (SELECT coalesce(max(position), -1) + 1 FROM evidences WHERE framework_id = $1 AND control_id = $2),
              $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      frameworkId,
-      controlId,
-      JSON.stringify(evidence.files),
-      evidence.details,
-      evidence.datetime,
-      evidence.completed,
-      evidence.residual_risk,
-      evidence.submitted_by.user_id,
-      evidence.submitted_by.user_email,
-    ],
+    [frameworkId, controlId, ...evidenceValues(evidence)],
   );
 }
 
