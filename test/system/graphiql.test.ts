@@ -21,9 +21,9 @@ describe.runIf(chromiumSuite('GraphiQL browser test'))('LANDING_PAGE=graphiql in
   const dir = mkdtempSync(join(tmpdir(), 'graphiql-'));
 
   beforeAll(async () => {
+    browser = await launchChromium(); // first: with REQUIRE_CHROMIUM=1 and none, the suite fails before starting anything
     // The simulator logs traffic (half of it on device 1) for the subscription case.
     stack = await startStack({ v1: { simulateTraffic: 20 }, gateway: { landingPage: true, landingPageKind: 'graphiql', demoKey: DEMO_ADMIN_KEY } });
-    browser = await launchChromium();
     page = await browser.newPage();
     offMachine = await keepOnMachine(page);
     await page.goto(stack.gateway.url, { waitUntil: 'load' });

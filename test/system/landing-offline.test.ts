@@ -17,9 +17,9 @@ describe.runIf(chromiumSuite('Offline landing page test'))('the default landing 
   let offMachine: string[] = [];
 
   beforeAll(async () => {
+    browser = await launchChromium(); // first: with REQUIRE_CHROMIUM=1 and none, the suite fails before starting anything
     // The settings `npm start` has with none set: LANDING_PAGE's default, the demo key.
     stack = await startStack({ gateway: { ...parseGatewayConfig({}), demoKey: DEMO_ADMIN_KEY } });
-    browser = await launchChromium();
     page = await browser.newPage();
     offMachine = await keepOnMachine(page);
     await page.goto(new URL('/', stack.gateway.url).href, { waitUntil: 'load' });

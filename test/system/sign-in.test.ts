@@ -44,6 +44,7 @@ describe.runIf(chromiumSuite('Sign-in browser test'))('signing in from a single-
   let browser: Browser;
 
   beforeAll(async () => {
+    browser = await launchChromium(); // first: with REQUIRE_CHROMIUM=1 and none, the suite fails before starting anything
     const bundle = await build({ stdin: { contents: APP, resolveDir: process.cwd(), loader: 'ts' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
     const script = bundle.outputFiles[0]!.text;
     let settings = '{}';
@@ -70,7 +71,6 @@ describe.runIf(chromiumSuite('Sign-in browser test'))('signing in from a single-
       scopes: ['frameworks:read', 'traffic:read'],
       deviceId: String(deviceId),
     });
-    browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {
