@@ -1,6 +1,6 @@
 // A single-page app signing its user in with the organization's identity provider (authorization
 // code flow with PKCE, by oidc-client-ts), then calling the gateway with the access token over
-// HTTP and WebSocket. The page never holds an upstream key. README, "Signed-in users".
+// HTTP and WebSocket. The page never holds an upstream key. docs/sign-in.md.
 import { createClient, type Client } from 'graphql-ws';
 import { UserManager } from 'oidc-client-ts';
 

@@ -1,17 +1,22 @@
 // The gateway's settings, read from the environment in one place. A bad value is a ConfigError
-// whose message is one line naming the setting, so the command can print it and stop.
+// whose message is one line naming the setting, so the command can print it and stop. The readers
+// and the settings checked together live in config/ (read, http, operator, features).
 import { tailSettings, type TailSettings } from './live-tail/settings.ts';
 import { exportSettings, type ExportSettings } from './export-links/settings.ts';
-import { DEFAULT_LIMITS, LIMIT_SETTINGS, type QueryLimits } from './limits/settings.ts';
-import { tracingSettings, TracingSettingError, type TracingSettings } from './observability/tracing/settings.ts';
+import type { QueryLimits } from './limits/settings.ts';
+import type { TracingSettings } from './observability/tracing/settings.ts';
 import type { ResponseCacheSettings } from './response-cache/store.ts';
 import { ConfigError } from './config-error.ts';
 import { identitySettings, type IdentitySettings } from './identity/settings.ts';
 import type { TrustedDocumentsSettings } from './trusted-documents/index.ts';
 import type { McpSettings } from './mcp/settings.ts';
 import { subgraphSettings, type SubgraphSettings } from './subgraph/settings.ts';
+import { booleanSetting, integerSetting, originsSetting, read, urlSetting, type Env } from './config/read.ts';
+import { httpTimeouts, landingPageSetting } from './config/http.ts';
+import { metricsSettings, replicaSettings, tracingSetting } from './config/operator.ts';
+import { limitSettings, mcpSetting, trustedDocumentsSetting } from './config/features.ts';
 
-export { ConfigError };
+export { booleanSetting, ConfigError, integerSetting };
 
 export interface GatewayConfig {
   host: string;
@@ -89,66 +94,6 @@ export interface GatewayConfig {
   stopTimeoutMs: number;
 }
 
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-export function integerSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got ${value}`);
-  return value;
-}
-
-export function booleanSetting(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(`${name}: expected true or false, got "${raw}"`);
-}
-
-function urlSetting(env: Env, name: string): string | undefined {
-  const raw = read(env, name);
-  if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name}: expected an http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${name}: expected an http(s) URL, got "${raw}"`);
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(`${name}: expected a base URL without credentials, query or fragment`);
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-function originsSetting(env: Env, name: string): string[] {
-  const raw = read(env, name);
-  if (raw === undefined) return [];
-  return raw.split(',').map((item) => {
-    const origin = item.trim();
-    let url: URL;
-    try {
-      url = new URL(origin);
-    } catch {
-      throw new ConfigError(`${name}: "${origin}" is not an origin such as https://app.example.com`);
-    }
-    if (url.origin !== origin.replace(/\/$/, '')) {
-      throw new ConfigError(`${name}: "${origin}" is not an origin such as https://app.example.com`);
-    }
-    return url.origin;
-  });
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
@@ -200,94 +145,4 @@ export function parseGatewayConfig(env: Env = process.env): GatewayConfig {
     subgraph: subgraphSettings(booleanSetting(env, 'SUBGRAPH', false), read(env, 'SUBGRAPH_SECRET'), (message) => new ConfigError(message)),
     stopTimeoutMs: integerSetting(env, 'STOP_TIMEOUT_MS', 20_000, 1_000, 3_600_000),
   };
-}
-
-function mcpSetting(env: Env): McpSettings | undefined {
-  const operations = read(env, 'MCP_OPERATIONS');
-  const allowMutations = booleanSetting(env, 'MCP_ALLOW_MUTATIONS', false);
-  if (!booleanSetting(env, 'MCP', false)) {
-    // Set without MCP, they would do nothing: the operator meant to turn the endpoint on.
-    if (operations !== undefined) throw new ConfigError('MCP_OPERATIONS: the assistants\' endpoint is off; set MCP=1 to serve these operations at /mcp');
-    if (allowMutations) throw new ConfigError('MCP_ALLOW_MUTATIONS: the assistants\' endpoint is off; set MCP=1 to serve it at /mcp');
-    return undefined;
-  }
-  return { operations, allowMutations };
-}
-
-function metricsSettings(env: Env): Pick<GatewayConfig, 'metricsPort' | 'metricsToken'> {
-  const port = read(env, 'METRICS_PORT') === undefined ? undefined : integerSetting(env, 'METRICS_PORT', 0, 0, 65535);
-  if (port !== undefined && port !== 0 && port === integerSetting(env, 'PORT', 4000, 0, 65535)) throw new ConfigError(`METRICS_PORT: ${port} is PORT; give /metrics a port of its own`);
-  const token = read(env, 'METRICS_TOKEN');
-  // Never echoed: it is a secret.
-  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('METRICS_TOKEN: expected at least 16 characters without spaces');
-  return { metricsPort: port, metricsToken: token };
-}
-
-function replicaSettings(env: Env): Pick<GatewayConfig, 'redisUrl' | 'workers'> {
-  const raw = read(env, 'REDIS_URL');
-  let redisUrl: string | undefined;
-  if (raw !== undefined) {
-    // Never echoed: the URL may carry Redis's password.
-    const protocol = URL.canParse(raw) ? new URL(raw).protocol : undefined;
-    if (protocol !== 'redis:' && protocol !== 'rediss:') {
-      throw new ConfigError('REDIS_URL: expected a redis:// or rediss:// URL such as redis://redis:6379');
-    }
-    redisUrl = raw;
-  }
-  const workers = integerSetting(env, 'GATEWAY_WORKERS', 1, 1, 64);
-  if (workers > 1 && redisUrl === undefined) {
-    throw new ConfigError(`GATEWAY_WORKERS: ${workers} workers share throttling, cache, persisted queries, export links and tail pollers only through Redis: set REDIS_URL`);
-  }
-  return { redisUrl, workers };
-}
-
-function tracingSetting(env: Env): TracingSettings | undefined {
-  try {
-    return tracingSettings(env);
-  } catch (error) {
-    if (error instanceof TracingSettingError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
-function httpTimeouts(env: Env): Pick<GatewayConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'> {
-  const requestTimeoutMs = integerSetting(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
-  const headersTimeoutMs = integerSetting(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 3_600_000);
-  // node:http refuses a headers timeout longer than the request timeout.
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError(`HEADERS_TIMEOUT_MS: expected at most REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
-  }
-  const keepAliveTimeoutMs = integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
-  return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs };
-}
-
-function limitSettings(env: Env): QueryLimits {
-  const limits = { ...DEFAULT_LIMITS };
-  for (const name of Object.keys(LIMIT_SETTINGS) as (keyof QueryLimits)[]) {
-    const { env: setting, min, max } = LIMIT_SETTINGS[name];
-    limits[name] = integerSetting(env, setting, DEFAULT_LIMITS[name], min, max);
-  }
-  return limits;
-}
-
-/** LANDING_PAGE: true/false (the offline explorer with a link to Sandbox, or none), `sandbox`, or `graphiql`. */
-function landingPageSetting(env: Env, production: boolean): Pick<GatewayConfig, 'landingPage' | 'landingPageKind'> {
-  const raw = read(env, 'LANDING_PAGE')?.toLowerCase();
-  if (raw === 'graphiql' || raw === 'sandbox') return { landingPage: true, landingPageKind: raw };
-  try {
-    return { landingPage: booleanSetting(env, 'LANDING_PAGE', !production), landingPageKind: 'default' };
-  } catch {
-    throw new ConfigError(`LANDING_PAGE: expected true, false, sandbox or graphiql, got "${raw}"`);
-  }
-}
-
-const TRUSTED_MODES = ['off', 'log', 'enforce'] as const;
-
-function trustedDocumentsSetting(env: Env): TrustedDocumentsSettings {
-  const manifest = read(env, 'TRUSTED_DOCUMENTS');
-  const raw = read(env, 'TRUSTED_DOCUMENTS_MODE')?.toLowerCase();
-  const mode = raw ?? 'off';
-  if (!(TRUSTED_MODES as readonly string[]).includes(mode)) throw new ConfigError(`TRUSTED_DOCUMENTS_MODE: expected off, log or enforce, got "${raw}"`);
-  if (mode !== 'off' && manifest === undefined) throw new ConfigError(`TRUSTED_DOCUMENTS_MODE: ${mode} needs TRUSTED_DOCUMENTS, the manifest of trusted documents`);
-  return { manifest, mode: mode as TrustedDocumentsSettings['mode'] };
 }

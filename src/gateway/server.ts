@@ -1,55 +1,43 @@
 // The gateway's HTTP server: Apollo Server 5 on a plain node:http server that also answers the
-// operator endpoints. Everything GraphQL goes through Apollo's executeHTTPGraphQLRequest; this
-// file only turns node's request into Apollo's and back, and owns the server's lifecycle.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+// operator endpoints. This file makes one gateway instance's parts (its state, never a module's),
+// wires them together and owns the server's lifecycle; the pieces it wires are in server/: Apollo
+// and its plugins, the /graphql route, which path goes where, the node server, the start's check.
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { contextFactory, type GatewayContext } from './context.ts';
-import { answerThroughApollo } from './http/apollo-answer.ts';
 import { deviceRoutes, READINESS_PROBE } from './domains/protection-devices/routes.ts';
 import { trafficWindowPages } from './domains/protection-devices/traffic-export.ts';
 import { upstreamTakesKey } from './domains/protection-devices/operations.ts';
 import { ROUTE_CACHE_RULES } from './domains/routes.ts';
-import { apolloCaches } from './executor/apollo-caches.ts';
-import { apolloFeaturesOff } from './executor/apollo-features-off.ts';
-import { jitGateway } from './executor/executor.ts';
-import { operationResolutionPlugin } from './executor/operation-resolution.ts';
-import { createFormatError, withoutSuggestions } from './format-error.ts';
 import { corsMiddleware } from './http/cors.ts';
-import { readGraphQLBody } from './http/graphql-body.ts';
-import { answerClientErrorsInJson } from './http/client-errors.ts';
 import { refusal } from './http/refusal.ts';
-import { disclosureOptions } from './http/disclosure.ts';
-import { noStorePlugin } from './http/no-store.ts';
 import { ShutdownGate } from './http/shutdown-gate.ts';
 import { limitOptions } from './limits/index.ts';
 import { throttleFor } from './throttling/index.ts';
 import { costReport } from './observability/cost-extension.ts';
 import { createLogger } from './observability/logger.ts';
 import { GatewayMetrics } from './observability/metrics.ts';
-import { observabilityPlugin } from './observability/plugin.ts';
 import { liveTail } from './live-tail/index.ts';
 import { startSubscriptionServer } from './subscriptions/websocket.ts';
-import { EXPORTS_PATH, exportDownloads, exportLinksFor, type ExportLink } from './export-links/index.ts';
+import { exportDownloads, exportLinksFor, type ExportLink } from './export-links/index.ts';
 import { hostForUrl, originResolver } from './http/origin.ts';
 import { landingRoutes } from './landing/routes.ts';
 import { operatorEndpoints } from './http/operator-endpoints.ts';
-import { requestSearch, sendJson } from './http/plain.ts';
 import { responseCacheFor } from './response-cache/index.ts';
-import type { OperationTrace } from './observability/tracing/trace-types.ts';
-import { applyToRequest, trustedDocumentsFor } from './trusted-documents/index.ts';
+import { trustedDocumentsFor } from './trusted-documents/index.ts';
 import { admission } from './admission/index.ts';
 import { sharedState } from './shared-state/index.ts';
-import { MCP_PATH } from './mcp/settings.ts';
 import { schemaFor } from './subgraph/index.ts';
 import { Transport } from './upstream/transport.ts';
 import { WebProtectionReadSupport } from './domains/web-protection/read-support.ts';
 import { identityFor } from './identity/index.ts';
-import { contextIdentity, requestIdentity } from './identity/http.ts';
 import { listen } from './http/listen.ts';
+import { gatewayApollo, gatewayFormatError } from './server/apollo.ts';
+import { graphqlRoute } from './server/graphql-route.ts';
+import { nodeServer } from './server/node-server.ts';
+import { requestListener } from './server/request-routes.ts';
+import { checkUpstreamAtStart } from './server/upstream-check.ts';
 
 export interface GatewayOptions extends GatewayConfig {
   upstreamUrl: string;
@@ -126,55 +114,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { transport: exportTransport, route: downloadExport } = exportDownloads({ ...exportsArgs, charge: admit.charge });
   // The SDL's schema, or the subgraph's (SUBGRAPH=1); with stale answers served, resolvers are wrapped to find the fields they reached.
   const { schema, plugins: subgraphPlugins } = schemaFor<GatewayContext>(options, logger, responseCache?.fieldWrapper);
-  const httpServer = createServer({
-    // Slow clients (slowloris) are cut: headers and the whole request each have a deadline,
-    // checked this often (node's default, 30 s, would let a short deadline run long).
-    headersTimeout: options.headersTimeoutMs,
-    requestTimeout: options.requestTimeoutMs,
-    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(options.headersTimeoutMs / 4))),
-  });
-  httpServer.keepAliveTimeout = options.keepAliveTimeoutMs;
-  answerClientErrorsInJson(httpServer);
-  const { landingPagePlugin, ...disclosure } = disclosureOptions<GatewayContext>(options);
-  const formatError = withoutSuggestions(
-    createFormatError({
-      includeStacktrace: options.stackTraces,
-      onUnexpectedError: (error) => logger.error({ err: error }, 'internal error'),
-    }),
-    !options.fieldSuggestions,
-  );
-  const apollo = new ApolloServer<GatewayContext>({
-    // graphql-jit executes; Apollo parses, validates and caches documents as usual.
-    // An operation whose variables execution refuses has no estimate (extensions.cost).
-    gateway: jitGateway(schema, { onVariablesRefused: cost.forget }),
-    ...disclosure,
-    csrfPrevention: true,
-    ...apolloCaches(shared.redis),
-    // Apollo's default appends a newline to JSON.stringify's output: the answer becomes a two-part
-    // string that node must flatten (a copy of a large answer) before it can measure or write it.
-    stringifyResult: (result) => JSON.stringify(result),
-    // src/main.ts owns SIGTERM/SIGINT: it drains the gateway, then stops the embedded service.
-    // Apollo's own handler would re-raise the signal once drained and kill the process first.
-    stopOnTerminationSignals: false,
-    validationRules: limits.validationRules,
-    parseOptions: limits.parseOptions,
-    allowBatchedHttpRequests: limits.allowBatchedHttpRequests,
-    formatError,
-    plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer }),
-      ...apolloFeaturesOff<GatewayContext>(),
-      noStorePlugin<GatewayContext>(),
-      landingPagePlugin,
-      operationResolutionPlugin<GatewayContext>(),
-      ...subgraphPlugins,
-      ...limits.plugins,
-      // After the cost limit (a refused operation reserves nothing), before the cost report (which shows the bucket).
-      ...(throttled ? [throttled.plugin] : []),
-      observabilityPlugin<GatewayContext>({ logger, metrics, estimateOf: cost.estimateOf }),
-      cost.plugin,
-      ...(responseCache?.plugins ?? []),
-    ],
-  });
+  const httpServer = nodeServer(options);
+  const formatError = gatewayFormatError(options, logger);
+  const apollo = gatewayApollo({ options, schema, httpServer, logger, metrics, redis: shared.redis, limits, cost, throttled, responseCache, subgraphPlugins }, formatError);
   await apollo.start();
   const subscriptions = startSubscriptionServer({
     httpServer,
@@ -201,80 +143,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const mcp = options.mcp === undefined ? undefined : (await import('./mcp/index.ts')).mcpFor(options, { schema, apollo, createContext, identity, originOf, trusted: admit.trusted, tracing, registry: metrics.registry, logger });
   const operator = await operatorEndpoints({ metrics, transport, exportTransport, redisState: () => shared.redisState, host: options.host, metricsPort: options.metricsPort, metricsToken: options.metricsToken, identityReadiness: identity.readiness, logger });
 
-  async function handleGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    if (tracing === undefined) return answerGraphQL(req, res, requestId, undefined);
-    // The request's span: from its first byte read to its answer written, whatever the answer.
-    const trace = tracing.operation(req.headers);
-    try {
-      await answerGraphQL(req, res, requestId, trace);
-    } finally {
-      trace.end(res.statusCode);
-    }
-  }
-
-  async function answerGraphQL(req: IncomingMessage, res: ServerResponse, requestId: string, trace: OperationTrace | undefined): Promise<void> {
-    const who = await requestIdentity(identity, req, options.landingPage, trace); // before any other work
-    if (!who.ok) return refuse(res, requestId, trace, who);
-    let body: unknown;
-    if (req.method === 'POST') {
-      const read = await readGraphQLBody(req, options);
-      if (read.kind === 'gone') return;
-      if (read.kind === 'refused') return refuse(res, requestId, trace, read);
-      body = read.body;
-    }
-    let search = requestSearch(req.url ?? '/');
-    if (admit.trusted) {
-      const applied = await applyToRequest(admit.document, body, search);
-      if (!applied.ok) return refuse(res, requestId, trace, { status: applied.status, answer: { errors: applied.errors } });
-      search = applied.search;
-    }
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-    }
-    // A client that goes away cancels the upstream calls made on its behalf.
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    await answerThroughApollo(apollo, { method: (req.method ?? 'GET').toUpperCase(), headers, search, body }, res, () =>
-      createContext({ requestId, ...contextIdentity(identity, logger, requestId, who.caller), signal: abort.signal, origin: originOf(req), ...(trace ? { trace } : {}) }),
-    );
-  }
-
+  const graphql = graphqlRoute({ options, apollo, createContext, identity, admit, refuse, originOf, tracing, logger });
   const gate = new ShutdownGate();
-  httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!gate.admit(req, res)) return;
-    const requestId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 100)) || randomUUID();
-    res.setHeader('x-request-id', requestId);
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const fail = (error: unknown) => {
-      logger.error({ err: error, requestId }, 'request failed');
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
-      else res.destroy();
-    };
-    if (operator.handle(req, res, path)) return;
-    if (landing(req, res, path)) return;
-    const withCors = (run: () => Promise<void>) => corsHandler(req, res, (error?: unknown) => (error ? fail(error) : void run().catch(fail)));
-    if (path.startsWith(EXPORTS_PATH)) return withCors(() => downloadExport(req, res, path.slice(EXPORTS_PATH.length)));
-    if (mcp && path === MCP_PATH) return mcp.handle(req, res, requestId, fail);
-    if (mcp?.serveMetadata(req, res, path)) return;
-    if (path !== '/graphql') return sendJson(res, 404, { errors: [{ message: 'Nothing is served at this path: GraphQL is at /graphql.', extensions: { code: 'NOT_FOUND' } }] });
-    withCors(() => handleGraphQL(req, res, requestId));
-  });
+  httpServer.on('request', requestListener({ gate, logger, operator, landing, corsHandler, downloadExport, mcp, graphql }));
 
   port = await listen(httpServer, options.port, options.host);
-  // Once, at start: an upstream that does not answer is said plainly to the operator (the gateway
-  // serves anyway: the upstream may come up later, and /readyz tells when it does).
-  const upstreamChecked = Promise.all([
-    transport.answers().then(
-      (answer) => {
-        if (!answer.ok) logger.warn({ cause: answer.cause }, `the upstream (UPSTREAM_URL) does not answer: ${answer.cause}; serving anyway, /readyz is 503 until it does`);
-      },
-      () => {},
-    ),
-    webProtectionReads.checkAtStart(transport),
-  ]).then(() => {});
+  const upstreamChecked = checkUpstreamAtStart(transport, webProtectionReads, logger);
   return {
     url: `http://${hostForUrl(options.host)}:${port}/graphql`,
     upstreamChecked,

@@ -117,8 +117,8 @@ export function trafficLogEntry(entry: V1Traffic) {
   };
 }
 
-export function protectionDevice(device: V1Device) {
-  const check = device.check;
+/** A device's own fields and its organization: what a selection without its check or plugin reads. */
+export function deviceFields(device: V1Device) {
   return {
     id: String(device.id),
     deviceId: device.device_id,
@@ -129,6 +129,13 @@ export function protectionDevice(device: V1Device) {
     atbKey: device.atb_key,
     services: device.services,
     organization: organization(device.organization),
+  };
+}
+
+export function protectionDevice(device: V1Device) {
+  const check = device.check;
+  return {
+    ...deviceFields(device),
     check: check && {
       status: check.status,
       stat: { vpn: check.stat.vpn, dnsbl: check.stat.dnsbl, iplist: check.stat.iplist, datetime: iso(check.stat.datetime) },

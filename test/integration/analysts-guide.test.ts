@@ -1,4 +1,4 @@
-// The README's "Analysts" section, run as written against the gateway in front of the reference
+// docs/analysts.md, run as written against the gateway in front of the reference
 // service with the demo data: each GraphQL block of the section is sent as it stands (the last
 // hour's `from` computed as the section says), and its answer checked against what the v1
 // service itself holds.
@@ -10,12 +10,7 @@ import { postGraphQL, startStack, type Stack } from '../helpers/gateway.ts';
 import { REPO } from '../helpers/start-command.ts';
 import { v1Request } from '../helpers/v1.ts';
 
-const section = (() => {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Analysts\n');
-  expect(start).toBeGreaterThan(0);
-  return readme.slice(start, readme.indexOf('\n## ', start + 1));
-})();
+const section = readFileSync(join(REPO, 'docs', 'analysts.md'), 'utf8');
 const blocks = [...section.matchAll(/```graphql\n([\s\S]*?)```/g)].map((match) => match[1]!);
 const named = (name: string) => {
   const block = blocks.find((text) => new RegExp(`^(query|mutation) ${name}\\b`).test(text));
@@ -39,7 +34,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-describe('the README’s analysts section, as written', () => {
+describe('the analysts’ guide, as written', () => {
   it('holds the three operations', () => {
     expect(blocks).toHaveLength(3);
   });

@@ -1,4 +1,4 @@
-// The README's "Front-end developers" guide, run as written: its client-preset codegen config
+// The front-end guide (docs/front-end.md), run as written: its client-preset codegen config
 // (examples/front-end/codegen.ts) generates typed documents from the printed schema and from a
 // running gateway by URL with a key, the sample front-end code type-checks against them (custom
 // scalars typed, not `unknown`), and its typed operation runs against the gateway.

@@ -1,5 +1,5 @@
-// Every client snippet of the README's front-end section, run as written: the files under
-// examples/front-end/src/ (which the README shows, test/unit/readme-examples.test.ts keeps them
+// Every client snippet of the front-end guides (docs/front-end.md, docs/trusted-documents.md), run as written: the files under
+// examples/front-end/src/ (which the guide shows, test/unit/readme-examples.test.ts keeps them
 // equal) are type-checked against the typed documents codegen generates, then each runs against
 // a gateway over real HTTP and WebSocket: Apollo Client with its split link, urql, graphql-ws from
 // Node 20 and from a browser, trusted documents with Apollo's persisted-query link and with
@@ -26,7 +26,7 @@ type Devices = { protectionDevices: { totalCount: number; nodes: { id: string; d
 type Entry = { id: string; logMessage: string };
 type Unsubscribe = () => void;
 
-describe("the README's front-end snippets", () => {
+describe("the front-end guide's snippets", () => {
   let dir: string;
   let stack: Stack;
   let url: string;
@@ -163,7 +163,7 @@ describe("the README's front-end snippets", () => {
     expect(data.protectionDevices?.nodes).toHaveLength(1);
   });
 
-  it("follows the tail through a gateway restart: closed with 1012, the README's client resumes after its last id, nothing lost or doubled", async () => {
+  it("follows the tail through a gateway restart: closed with 1012, the guide's client resumes after its last id, nothing lost or doubled", async () => {
     const { createNodeWsClient } = await example<{ createNodeWsClient(url: string, key: string): any }>('ws-node');
     const { followTraffic } = await example<{ followTraffic(client: unknown, deviceId: string, onEntry: (entry: Entry) => void): Unsubscribe }>('follow-traffic');
     const config = parseGatewayConfig({});

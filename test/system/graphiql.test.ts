@@ -2,53 +2,30 @@
 // landing page with every request that leaves this machine refused, so the page can only work
 // from what the gateway serves. GraphiQL must render with the demo key in its headers, run a query
 // written into its editor and show the answer, and show the schema in its docs explorer.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumSuite, keepOnMachine, launchChromium } from '../helpers/chromium.ts';
 import { DEMO_ADMIN_KEY, startStack, type Stack } from '../helpers/gateway.ts';
 
 // Functions passed to page.evaluate run in the browser; this suite compiles without DOM types, so
 // they reach `document` through globalThis with the little of its type they use.
 
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
-
-const chromium = findChromium();
-const required = process.env.REQUIRE_CHROMIUM === '1';
-if (!chromium && !required) console.warn('GraphiQL browser test skipped: no Chromium; install it with `apt-get install -y chromium`.');
-
-describe.runIf(chromium !== undefined || required)('LANDING_PAGE=graphiql in headless Chromium, offline', () => {
+describe.runIf(chromiumSuite('GraphiQL browser test'))('LANDING_PAGE=graphiql in headless Chromium, offline', () => {
   let stack: Stack;
   let browser: Browser;
   let page: Page;
-  const offMachine: string[] = [];
+  let offMachine: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'graphiql-'));
 
   beforeAll(async () => {
-    expect(chromium, 'REQUIRE_CHROMIUM=1 and no Chromium found: apt-get install -y chromium').toBeDefined();
+    browser = await launchChromium(); // first: with REQUIRE_CHROMIUM=1 and none, the suite fails before starting anything
     // The simulator logs traffic (half of it on device 1) for the subscription case.
     stack = await startStack({ v1: { simulateTraffic: 20 }, gateway: { landingPage: true, landingPageKind: 'graphiql', demoKey: DEMO_ADMIN_KEY } });
-    browser = await puppeteer.launch({ executablePath: chromium!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     page = await browser.newPage();
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      const { hostname } = new URL(request.url());
-      if (request.url().startsWith('data:') || hostname === '127.0.0.1' || hostname === 'localhost') return void request.continue();
-      offMachine.push(request.url());
-      void request.abort('internetdisconnected');
-    });
+    offMachine = await keepOnMachine(page);
     await page.goto(stack.gateway.url, { waitUntil: 'load' });
     await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
   }, 60_000);

@@ -2,49 +2,26 @@
 // opens the gateway's root address with every request that leaves this machine refused. GET /
 // leads to the explorer, which works from what the gateway serves (GraphiQL, the demo key in its
 // headers) and runs a query; its link to Apollo Sandbox (which needs the internet) is one click away.
-import { execFileSync } from 'node:child_process';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumSuite, keepOnMachine, launchChromium } from '../helpers/chromium.ts';
 import { parseGatewayConfig } from '../../src/gateway/config.ts';
 import { DEMO_ADMIN_KEY, startStack, type Stack } from '../helpers/gateway.ts';
 
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
-
-const chromium = findChromium();
-const required = process.env.REQUIRE_CHROMIUM === '1';
-if (!chromium && !required) console.warn('Offline landing page test skipped: no Chromium; install it with `apt-get install -y chromium`.');
-
 type Doc = { document: { querySelector(selector: string): ({ textContent: string | null; getAttribute(name: string): string | null } & { CodeMirror: { setValue(text: string): void } }) | null } };
 
-describe.runIf(chromium !== undefined || required)('the default landing page, offline, in headless Chromium', () => {
+describe.runIf(chromiumSuite('Offline landing page test'))('the default landing page, offline, in headless Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   let page: Page;
-  const offMachine: string[] = [];
+  let offMachine: string[] = [];
 
   beforeAll(async () => {
-    expect(chromium, 'REQUIRE_CHROMIUM=1 and no Chromium found: apt-get install -y chromium').toBeDefined();
+    browser = await launchChromium(); // first: with REQUIRE_CHROMIUM=1 and none, the suite fails before starting anything
     // The settings `npm start` has with none set: LANDING_PAGE's default, the demo key.
     stack = await startStack({ gateway: { ...parseGatewayConfig({}), demoKey: DEMO_ADMIN_KEY } });
-    browser = await puppeteer.launch({ executablePath: chromium!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     page = await browser.newPage();
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      const { hostname } = new URL(request.url());
-      if (request.url().startsWith('data:') || hostname === '127.0.0.1' || hostname === 'localhost') return void request.continue();
-      offMachine.push(request.url());
-      void request.abort('internetdisconnected');
-    });
+    offMachine = await keepOnMachine(page);
     await page.goto(new URL('/', stack.gateway.url).href, { waitUntil: 'load' });
     await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
   }, 60_000);

@@ -1,35 +1,19 @@
-// The README's sign-in section in a real browser: headless Chromium opens a single-page app built
+// docs/sign-in.md's single-page app in a real browser: headless Chromium opens a single-page app built
 // from examples/sign-in/sign-in.ts, which sends the user to the identity provider (oidc-provider),
 // where a person would type a login and consent; back in the app with an authorization code, it
 // gets the access token (PKCE), runs a query over HTTP and receives a traffic entry over WebSocket,
 // with the token, from a gateway in AUTH_MODE=oidc. The page never sees an upstream key.
-import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumSuite, keepOnMachine, launchChromium } from '../helpers/chromium.ts';
 import { TEST_KEYS } from '../helpers/gateway.ts';
 import { startIdentityProvider, type TestIdentityProvider } from '../helpers/identity-provider.ts';
 import { startSignedInStack, type SignedInStack } from '../helpers/signed-in.ts';
 import { v1Request } from '../helpers/v1.ts';
-
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
-
-const chromium = findChromium();
-const required = process.env.REQUIRE_CHROMIUM === '1';
-if (!chromium && !required) console.warn('Sign-in browser test skipped: no Chromium; install it with `apt-get install -y chromium`.');
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/sign-in/sign-in.ts', import.meta.url));
 
@@ -52,7 +36,7 @@ signIn(users)
   .catch((error) => { document.body.dataset.error = String(error && (error.message || error.reason) || error); });
 `;
 
-describe.runIf(chromium !== undefined || required)('signing in from a single-page app, in headless Chromium', () => {
+describe.runIf(chromiumSuite('Sign-in browser test'))('signing in from a single-page app, in headless Chromium', () => {
   let app: Server;
   let appOrigin: string;
   let idp: TestIdentityProvider;
@@ -60,7 +44,7 @@ describe.runIf(chromium !== undefined || required)('signing in from a single-pag
   let browser: Browser;
 
   beforeAll(async () => {
-    expect(chromium, 'REQUIRE_CHROMIUM=1 and no Chromium found: apt-get install -y chromium').toBeDefined();
+    browser = await launchChromium(); // first: with REQUIRE_CHROMIUM=1 and none, the suite fails before starting anything
     const bundle = await build({ stdin: { contents: APP, resolveDir: process.cwd(), loader: 'ts' }, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
     const script = bundle.outputFiles[0]!.text;
     let settings = '{}';
@@ -87,7 +71,6 @@ describe.runIf(chromium !== undefined || required)('signing in from a single-pag
       scopes: ['frameworks:read', 'traffic:read'],
       deviceId: String(deviceId),
     });
-    browser = await puppeteer.launch({ executablePath: chromium!, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
   }, 90_000);
 
   afterAll(async () => {
@@ -99,13 +82,7 @@ describe.runIf(chromium !== undefined || required)('signing in from a single-pag
 
   it('signs in through the provider’s login and consent pages, then queries and subscribes with the token', { timeout: 120_000 }, async () => {
     const page = await browser.newPage();
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      const { hostname } = new URL(request.url());
-      // Nothing leaves this machine (the provider's dev pages ask for a web font).
-      if (hostname === '127.0.0.1' || hostname === 'localhost' || request.url().startsWith('data:')) return void request.continue();
-      void request.abort('internetdisconnected');
-    });
+    await keepOnMachine(page); // nothing leaves this machine (the provider's dev pages ask for a web font)
     await page.goto(appOrigin, { waitUntil: 'domcontentloaded' });
     // The provider's login page, as a person sees it.
     await page.waitForSelector('input[name="login"]', { timeout: 30_000 });

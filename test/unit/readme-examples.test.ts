@@ -1,18 +1,19 @@
-// The README shows the front end's client code as copies of the files under examples/front-end/
-// (which test/integration/front-end-snippets.test.ts type-checks and runs): each block marked
-// `<!-- path -->` must equal its file, and every example file must be shown. A block marked
-// `<!-- path#field -->` shows one field of a JSON file.
+// The guides (the README and docs/*.md) show the front end's client code as copies of the files
+// under examples/front-end/ (which test/integration/front-end-snippets.test.ts type-checks and
+// runs): each block marked `<!-- path -->` must equal its file, and every example file must be
+// shown. A block marked `<!-- path#field -->` shows one field of a JSON file.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(REPO, 'README.md'), 'utf8');
+const GUIDES = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const TEXT = GUIDES.map((guide) => readFileSync(join(REPO, guide), 'utf8')).join('\n');
 const BLOCK = /<!-- (examples\/[^\s#]+)(?:#(\w+))? -->\n```\w*\n([\s\S]*?)```/g;
-const blocks = [...README.matchAll(BLOCK)].map(([, path, field, body]) => ({ path: path!, field, body: body! }));
+const blocks = [...TEXT.matchAll(BLOCK)].map(([, path, field, body]) => ({ path: path!, field, body: body! }));
 
-describe("the README's example blocks", () => {
+describe("the guides' example blocks", () => {
   it.each(blocks.map((block) => [`${block.path}${block.field ? `#${block.field}` : ''}`, block] as const))('%s equals its file', (_name, block) => {
     const file = readFileSync(join(REPO, block.path), 'utf8');
     if (block.field) expect(JSON.parse(`{${block.body}}`)[block.field]).toEqual(JSON.parse(file)[block.field]);

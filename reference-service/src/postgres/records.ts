@@ -4,9 +4,9 @@
 import type pg from 'pg';
 import type { Control, Evidence, OrganizationRef, ProtectionDevice, SecurityFramework, WebProtectionRecord } from '../records.ts';
 import { nowTimestamp } from '../storage/database.ts';
-import { ORDER_COLUMNS, SELECT_DEVICE, toDevice } from '../storage/devices.ts';
+import { DEVICE_COLUMNS, deviceValues, ORDER_COLUMNS, SELECT_DEVICE, toDevice } from '../storage/devices.ts';
 import type { DeviceListQuery, DeviceRow } from '../storage/devices.ts';
-import { assemble, EVIDENCE_COLUMNS, storedControls } from '../storage/frameworks.ts';
+import { assemble, EVIDENCE_COLUMNS, evidenceValues, storedControls } from '../storage/frameworks.ts';
 import type { EvidenceRow, FrameworkInput, FrameworkRow } from '../storage/frameworks.ts';
 import { hashApiKey } from '../storage/keys.ts';
 import type { ApiKey, KeySource, StoredKey } from '../storage/keys.ts';
@@ -170,17 +170,7 @@ export async function addEvidence(db: Queryable, frameworkId: number, controlId:
        (framework_id, control_id, position, files, details, datetime, completed, residual_risk, user_id, user_email)
      VALUES ($1, $2, (SELECT coalesce(max(position), -1) + 1 FROM evidences WHERE framework_id = $1 AND control_id = $2),
              $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      frameworkId,
-      controlId,
-      JSON.stringify(evidence.files),
-      evidence.details,
-      evidence.datetime,
-      evidence.completed,
-      evidence.residual_risk,
-      evidence.submitted_by.user_id,
-      evidence.submitted_by.user_email,
-    ],
+    [frameworkId, controlId, ...evidenceValues(evidence)],
   );
 }
 
@@ -297,23 +287,7 @@ export async function deleteWebProtectionRecord(client: pg.PoolClient, scope: nu
 // Devices.
 
 export async function insertDevice(client: Queryable, device: ProtectionDevice): Promise<void> {
-  await client.query(
-    `INSERT INTO devices (id, organization_id, atb_key, type, email, device_id, endpoint, private_ip, services, check_block, plugin)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      device.id,
-      device.organization.id,
-      device.atb_key,
-      device.type,
-      device.email,
-      device.device_id,
-      device.endpoint,
-      device.privateIP,
-      JSON.stringify(device.services),
-      JSON.stringify(device.check),
-      JSON.stringify(device.plugin),
-    ],
-  );
+  await client.query(`INSERT INTO devices (${DEVICE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, deviceValues(device));
   if (device.services.length > 0) {
     await client.query(
       `INSERT INTO device_services (service, device_id) SELECT DISTINCT s, $2::integer FROM unnest($1::text[]) s ON CONFLICT DO NOTHING`,

@@ -53,27 +53,30 @@ export interface DeviceRow {
   plugin: string;
 }
 
+/** The columns a device is stored in, in the order `deviceValues` gives them (SQLite and PostgreSQL alike). */
+export const DEVICE_COLUMNS = 'id, organization_id, atb_key, type, email, device_id, endpoint, private_ip, services, check_block, plugin';
+
+/** A device as the values of DEVICE_COLUMNS: its services, check and plugin as JSON text. */
+export function deviceValues(device: ProtectionDevice): unknown[] {
+  return [
+    device.id,
+    device.organization.id,
+    device.atb_key,
+    device.type,
+    device.email,
+    device.device_id,
+    device.endpoint,
+    device.privateIP,
+    JSON.stringify(device.services),
+    JSON.stringify(device.check),
+    JSON.stringify(device.plugin),
+  ];
+}
+
 /** Stores a device with its id; `organization.id` names its organization. */
 export function insertDevice(db: Database, device: ProtectionDevice): void {
   db.transaction(() => {
-    statement(
-      db,
-      `INSERT INTO devices (id, organization_id, atb_key, type, email, device_id, endpoint, private_ip,
-                            services, check_block, plugin)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      device.id,
-      device.organization.id,
-      device.atb_key,
-      device.type,
-      device.email,
-      device.device_id,
-      device.endpoint,
-      device.privateIP,
-      JSON.stringify(device.services),
-      JSON.stringify(device.check),
-      JSON.stringify(device.plugin),
-    );
+    statement(db, `INSERT INTO devices (${DEVICE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...deviceValues(device));
     const addService = statement(db, 'INSERT OR IGNORE INTO device_services (service, device_id) VALUES (?, ?)');
     for (const service of device.services) addService.run(service, device.id);
   })();

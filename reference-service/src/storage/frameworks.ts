@@ -179,6 +179,19 @@ export function softDeleteFramework(db: Database, organizationId: number, id: nu
   return remove.immediate();
 }
 
+/** An evidence as the values of its columns after its place (files … user_email), for SQLite and PostgreSQL alike. */
+export function evidenceValues(evidence: Evidence): unknown[] {
+  return [
+    JSON.stringify(evidence.files),
+    evidence.details,
+    evidence.datetime,
+    evidence.completed,
+    evidence.residual_risk,
+    evidence.submitted_by.user_id,
+    evidence.submitted_by.user_email,
+  ];
+}
+
 /** Appends an evidence to the control `controlId` of a framework (whether or not it has it now). */
 export function addEvidence(db: Database, frameworkId: number, controlId: string, evidence: Evidence): void {
   statement(
@@ -187,19 +200,7 @@ export function addEvidence(db: Database, frameworkId: number, controlId: string
        (framework_id, control_id, position, files, details, datetime, completed, residual_risk, user_id, user_email)
      VALUES (?, ?, (SELECT coalesce(max(position), -1) + 1 FROM evidences WHERE framework_id = ? AND control_id = ?),
              ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    frameworkId,
-    controlId,
-    frameworkId,
-    controlId,
-    JSON.stringify(evidence.files),
-    evidence.details,
-    evidence.datetime,
-    evidence.completed,
-    evidence.residual_risk,
-    evidence.submitted_by.user_id,
-    evidence.submitted_by.user_email,
-  );
+  ).run(frameworkId, controlId, frameworkId, controlId, ...evidenceValues(evidence));
 }
 
 /**

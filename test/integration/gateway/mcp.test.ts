@@ -312,9 +312,8 @@ describe('the default tools', () => {
     }
   });
 
-  it('the README\'s curl call works as written', async () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Assistants (MCP)'), readme.indexOf('\n## ', readme.indexOf('## Assistants (MCP)') + 5));
+  it('the curl call of docs/mcp.md works as written', async () => {
+    const section = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
     const command = /```sh\n(curl[\s\S]*?)```/.exec(section)![1]!.replace(/\\\n\s*/g, ' ');
     const headers = Object.fromEntries([...command.matchAll(/-H '([^:]+): ([^']+)'/g)].map((match) => [match[1]!, match[2]!]));
     const body = /-d '([^']+)'/.exec(command)![1]!;

@@ -9,48 +9,24 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { DEMO_ADMIN_KEY, postGraphQL, startStack, TEST_KEYS, type GraphQLResponse, type Stack } from '../../helpers/gateway.ts';
 import type { ProxiedCall } from '../../helpers/counting-proxy.ts';
-import { v1Request } from '../../helpers/v1.ts';
+import { deviceEntity, routerRequest, v1Entities, type V1Entities } from '../../helpers/federation.ts';
+import type { V1Framework } from '../../helpers/oracle.ts';
 
 const SECRET = 'router-secret-5d1c8a';
 const SEED = { devices: 600, traffic: 20, hotTraffic: 0 };
 const PAGE = 500;
 
-interface WireDevice {
-  id: number;
-  organization: { id: number; name: string; logo: string | null };
-  atb_key: string;
-  type: string;
-  email: string;
-  endpoint: string;
-  privateIP: string;
-  services: string[];
-  device_id: string;
-}
-interface WireFramework {
-  id: number;
-  title: string;
-  security_frameworks: { id: string }[];
-}
-
 let stack: Stack;
-/** Every device, as v1 lists it to the admin key. */
-const devices = new Map<number, WireDevice>();
-/** Every organization's frameworks, as v1 lists them to the admin key. */
-const frameworks = new Map<number, WireFramework[]>();
+/** Every device and every organization's frameworks, as v1 lists them to the admin key. */
+let devices: V1Entities['devices'];
+let frameworks: V1Entities['frameworks'];
 
 const subgraphOptions = { subgraph: { enabled: true, secret: SECRET }, limits: { ...parseGatewayConfig({}).limits, maxAliases: 120, maxUpstreamCalls: 1_000 } };
 
 beforeAll(async () => {
   stack = await startStack({ v1: { seedSizes: SEED }, gateway: subgraphOptions });
-  for (let offset = 0; offset < SEED.devices; offset += PAGE) {
-    const page = await v1Request(stack.v1, 'GET', `/api/v1/atb?limit=${PAGE}&offset=${offset}&order=id`, { token: DEMO_ADMIN_KEY });
-    for (const device of page.json.data as WireDevice[]) devices.set(device.id, device);
-  }
+  ({ devices, frameworks } = await v1Entities(stack.v1, PAGE));
   expect(devices.size).toBe(SEED.devices);
-  for (const organization of new Set([...devices.values()].map((device) => device.organization.id))) {
-    const list = await v1Request(stack.v1, 'GET', `/api/v1/organizations/${organization}/security-frameworks`, { token: DEMO_ADMIN_KEY });
-    frameworks.set(organization, list.json.data as WireFramework[]);
-  }
 }, 60_000);
 
 afterAll(async () => {
@@ -67,14 +43,11 @@ interface Body<T> {
   extensions?: { cost?: { estimated: number | null; upstreamCalls: number } };
 }
 
-/** A request as the router sends it: the client's key and the secret as headers. */
+/** A request as the router sends it, by default with the admin key and the secret; nothing secret comes back. */
 async function asRouter<T>(query: string, variables: Record<string, unknown> = {}, options: { key?: string | null; secret?: string | null } = {}) {
   const key = options.key === undefined ? DEMO_ADMIN_KEY : options.key;
   const secret = options.secret === undefined ? SECRET : options.secret;
-  const response = await postGraphQL<T>(stack.gateway.url, { query, variables }, {
-    ...(key === null ? {} : { 'x-service-token': key }),
-    ...(secret === null ? {} : { 'x-subgraph-secret': secret }),
-  });
+  const response = await routerRequest<T>(stack.gateway.url, { query, variables }, { key, secret });
   expect(response.text).not.toContain(SECRET);
   for (const known of stack.keys()) expect(response.text).not.toContain(known);
   return { ...response, body: JSON.parse(response.text) as Body<T> };
@@ -89,22 +62,7 @@ const ENTITIES = `query Entities($representations: [_Any!]!) {
   }
 }`;
 
-function deviceAsGateway(device: WireDevice) {
-  return {
-    __typename: 'ProtectionDevice',
-    id: String(device.id),
-    deviceId: device.device_id,
-    type: device.type,
-    email: device.email,
-    endpoint: device.endpoint,
-    privateIp: device.privateIP,
-    atbKey: device.atb_key,
-    services: device.services,
-    organization: { id: String(device.organization.id), name: device.organization.name, logo: device.organization.logo },
-  };
-}
-
-function frameworkAsGateway(organizationId: number, framework: WireFramework) {
+function frameworkAsGateway(organizationId: number, framework: V1Framework) {
   return {
     __typename: 'SecurityFramework',
     organizationId: String(organizationId),
@@ -169,7 +127,7 @@ describe('_entities', () => {
     expect(errorsOf(response.body.errors)).toEqual(expectedErrors((i) => ['_entities', i]));
     const expected = ids.map((id) => {
       const device = /^[1-9]\d*$/.test(id) ? devices.get(Number(id)) : undefined;
-      return device ? deviceAsGateway(device) : null;
+      return device ? deviceEntity(device) : null;
     });
     expect(response.body.data!._entities).toEqual(expected);
     expect(expected.filter((entity) => entity === null)).toHaveLength(unknown.length);
@@ -229,12 +187,12 @@ describe('_entities', () => {
     const response = await asRouter<{ _entities: unknown[] }>(ENTITIES, { representations }, { key: TEST_KEYS.org1 });
     expect(response.body.errors, response.text).toBeUndefined();
     expect(response.body.data!._entities).toEqual([
-      deviceAsGateway(own[0]!),
+      deviceEntity(own[0]!),
       null,
-      deviceAsGateway(own[1]!),
+      deviceEntity(own[1]!),
       null,
       null,
-      deviceAsGateway(own[2]!),
+      deviceEntity(own[2]!),
       frameworkAsGateway(1, ownFramework),
       null,
       null,
@@ -255,7 +213,7 @@ describe('_entities', () => {
     ];
     const response = await asRouter<{ _entities: unknown[] }>(ENTITIES, { representations });
     expect(response.status).toBe(200);
-    expect(response.body.data!._entities).toEqual([null, frameworkAsGateway(1, list[0]!), deviceAsGateway(device), null, null]);
+    expect(response.body.data!._entities).toEqual([null, frameworkAsGateway(1, list[0]!), deviceEntity(device), null, null]);
     expect(response.body.errors?.map((error) => ({ code: error.extensions?.code, path: error.path })).sort((a, b) => String(a.path).localeCompare(String(b.path)))).toEqual([
       { code: 'UPSTREAM_UNAVAILABLE', path: ['_entities', 0] },
       { code: 'UPSTREAM_UNAVAILABLE', path: ['_entities', 3] },
@@ -275,7 +233,7 @@ describe('_entities', () => {
     ];
     const response = await asRouter<{ _entities: unknown[] }>(ENTITIES, { representations });
     expect(response.status).toBe(200);
-    expect(response.body.data!._entities, response.text).toEqual([null, deviceAsGateway(device), null, null, null]);
+    expect(response.body.data!._entities, response.text).toEqual([null, deviceEntity(device), null, null, null]);
     expect(response.body.errors?.map((error) => ({ code: error.extensions?.code, path: error.path }))).toEqual(
       [0, 2, 3, 4].map((index) => ({ code: 'BAD_USER_INPUT', path: ['_entities', index] })),
     );
@@ -351,7 +309,7 @@ describe('MAX_UPSTREAM_CALLS=20', () => {
     const failed = new Set(response.errors!.map((error) => error.path![1] as number));
     expect(response.errors!.every((error) => error.extensions?.code === 'UPSTREAM_BUDGET_EXCEEDED')).toBe(true);
     expect(failed.size).toBeGreaterThan(0);
-    ids.forEach((id, i) => expect(entities[i]).toEqual(failed.has(i) ? null : deviceAsGateway(devices.get(Number(id))!)));
+    ids.forEach((id, i) => expect(entities[i]).toEqual(failed.has(i) ? null : deviceEntity(devices.get(Number(id))!)));
   });
 });
 

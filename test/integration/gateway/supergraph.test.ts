@@ -15,27 +15,11 @@ import { composeServices as composeWithTheGuild, compositionHasErrors } from '@t
 import { Kind, parse, printSchema } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_ADMIN_KEY, postGraphQL, startStack, TEST_KEYS, type Stack } from '../../helpers/gateway.ts';
-import { v1Request } from '../../helpers/v1.ts';
+import { routerRequest, v1Entities, type V1Entities } from '../../helpers/federation.ts';
+import { deviceFields } from '../../helpers/oracle.ts';
 
 const SECRET = 'supergraph-secret-91f0';
 const SEED = { devices: 40, traffic: 20, hotTraffic: 0 };
-
-interface WireDevice {
-  id: number;
-  organization: { id: number; name: string; logo: string | null };
-  type: string;
-  email: string;
-  endpoint: string;
-  privateIP: string;
-  services: string[];
-  device_id: string;
-  atb_key: string;
-}
-interface WireFramework {
-  id: number;
-  title: string;
-  security_frameworks: { id: string; title: string; weight: number }[];
-}
 
 /** The inventory subgraph: its own assets, and what it knows of the security subgraph's entities. */
 const INVENTORY_SDL = `
@@ -86,8 +70,9 @@ let router: { url: string; stop(): Promise<void> };
 let assets: Asset[];
 /** The gateway's SDL as the router's tooling reads it, once. */
 let sdl: string;
-const devices = new Map<string, WireDevice>();
-const frameworks = new Map<string, WireFramework[]>();
+/** Every device and every organization's frameworks, as v1 lists them to the admin key. */
+let devices: V1Entities['devices'];
+let frameworks: V1Entities['frameworks'];
 
 async function startInventory(): Promise<typeof inventory> {
   const state = { entityCalls: 0 };
@@ -127,11 +112,7 @@ async function startInventory(): Promise<typeof inventory> {
 
 /** The gateway's SDL as the router's tooling reads it: `_service { sdl }`, with the secret and a credential (every request needs one). */
 async function securitySdl(): Promise<string> {
-  const response = await postGraphQL<{ _service: { sdl: string } }>(
-    stack.gateway.url,
-    { query: '{ _service { sdl } }' },
-    { 'x-subgraph-secret': SECRET, 'x-service-token': TEST_KEYS.admin },
-  );
+  const response = await routerRequest<{ _service: { sdl: string } }>(stack.gateway.url, { query: '{ _service { sdl } }' }, { key: TEST_KEYS.admin, secret: SECRET });
   expect(response.status, response.text).toBe(200);
   return response.data!._service.sdl;
 }
@@ -174,15 +155,10 @@ async function startRouter(supergraphSdl: string): Promise<typeof router> {
 
 beforeAll(async () => {
   stack = await startStack({ v1: { seedSizes: SEED }, gateway: { subgraph: { enabled: true, secret: SECRET } } });
-  const list = await v1Request(stack.v1, 'GET', `/api/v1/atb?limit=500&order=id`, { token: DEMO_ADMIN_KEY });
-  for (const device of list.json.data as WireDevice[]) devices.set(String(device.id), device);
+  ({ devices, frameworks } = await v1Entities(stack.v1));
   expect(devices.size).toBe(SEED.devices);
-  for (const organization of new Set([...devices.values()].map((device) => String(device.organization.id)))) {
-    const answer = await v1Request(stack.v1, 'GET', `/api/v1/organizations/${organization}/security-frameworks`, { token: DEMO_ADMIN_KEY });
-    frameworks.set(organization, answer.json.data as WireFramework[]);
-  }
-  const deviceIds = [...devices.keys()];
-  const owned = [...frameworks.entries()].flatMap(([organizationId, list]) => list.map((framework) => ({ organizationId, id: String(framework.id) })));
+  const deviceIds = [...devices.keys()].map(String);
+  const owned = [...frameworks.entries()].flatMap(([organizationId, list]) => list.map((framework) => ({ organizationId: String(organizationId), id: String(framework.id) })));
   expect(owned.length).toBeGreaterThan(2);
   assets = [
     ...deviceIds.slice(0, 6).map((deviceId, i) => ({ serial: `A-${i}`, location: `rack ${i}`, deviceId, framework: owned[i % owned.length]! })),
@@ -255,18 +231,7 @@ describe('a router in front of both subgraphs', () => {
     const nodes = response.data.protectionDevices.nodes as Record<string, unknown>[];
     expect(response.data.protectionDevices.totalCount).toBe(SEED.devices);
     expect(nodes).toHaveLength(8);
-    const expected = [...devices.values()].slice(0, 8).map((device) => ({
-      id: String(device.id),
-      deviceId: device.device_id,
-      type: device.type,
-      email: device.email,
-      endpoint: device.endpoint,
-      privateIp: device.privateIP,
-      atbKey: device.atb_key,
-      services: device.services,
-      organization: { id: String(device.organization.id), name: device.organization.name, logo: device.organization.logo },
-      owner: ownerOf(String(device.id)),
-    }));
+    const expected = [...devices.values()].slice(0, 8).map((device) => ({ ...deviceFields(device), owner: ownerOf(String(device.id)) }));
     expect(nodes).toEqual(expected);
     // The inventory resolved the 8 owners from their representations; the gateway made its one page call.
     expect(inventory.entityCalls).toBe(8);
@@ -282,8 +247,8 @@ describe('a router in front of both subgraphs', () => {
     );
     expect(response.errors, response.text).toBeUndefined();
     const expected = assets.map((asset) => {
-      const device = asset.deviceId === null ? undefined : devices.get(asset.deviceId);
-      const framework = asset.framework && frameworks.get(asset.framework.organizationId)?.find((candidate) => String(candidate.id) === asset.framework!.id);
+      const device = asset.deviceId === null ? undefined : devices.get(Number(asset.deviceId));
+      const framework = asset.framework && frameworks.get(Number(asset.framework.organizationId))?.find((candidate) => String(candidate.id) === asset.framework!.id);
       return {
         serial: asset.serial,
         location: asset.location,
@@ -323,7 +288,7 @@ describe('a router in front of both subgraphs', () => {
     expect(response.errors, response.text).toBeUndefined();
     expect(response.data.assets).toEqual(
       assets.map((asset) => {
-        const device = asset.deviceId === null ? undefined : devices.get(asset.deviceId);
+        const device = asset.deviceId === null ? undefined : devices.get(Number(asset.deviceId));
         return { serial: asset.serial, device: device && device.organization.id === 1 ? { id: String(device.id), organization: { id: '1' } } : null };
       }),
     );

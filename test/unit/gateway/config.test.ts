@@ -1,6 +1,6 @@
 // The gateway's settings (graphql.md, "Running"): defaults, what production changes, and a bad
 // value of any setting is a ConfigError of one line that names the setting.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseGatewayConfig } from '../../../src/gateway/config.ts';
 import { LIMIT_SETTINGS } from '../../../src/gateway/limits/settings.ts';
@@ -136,14 +136,17 @@ describe('gateway settings', () => {
     expect(error.message).not.toMatch(/[\r\n]/);
   });
 
-  // Every setting config.ts reads, found in its source, so that one added later is covered too.
-  const source = readFileSync(new URL('../../../src/gateway/config.ts', import.meta.url), 'utf8');
+  // Every setting config.ts and config/ read, found in their source, so that one added later is covered too.
+  const configDir = new URL('../../../src/gateway/config/', import.meta.url);
+  const source = [new URL('../../../src/gateway/config.ts', import.meta.url), ...readdirSync(configDir).map((name) => new URL(name, configDir))]
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
   const BAD_VALUE: Record<string, string> = { integerSetting: 'twelve', booleanSetting: 'perhaps', urlSetting: 'ftp://x', originsSetting: 'nowhere' };
   const discovered = [...source.matchAll(/\b(integerSetting|booleanSetting|urlSetting|originsSetting)\(env, '([A-Z0-9_]+)'/g)].map(
     ([, kind, name]) => [name!, BAD_VALUE[kind!]!] as const,
   );
 
-  it('finds the settings in config.ts', () => {
+  it('finds the settings in config.ts and config/', () => {
     expect(discovered.map(([name]) => name)).toEqual(
       expect.arrayContaining(['PORT', 'UPSTREAM_URL', 'CORS_ORIGINS', 'INTROSPECTION', 'BODY_LIMIT_BYTES', 'HEADERS_TIMEOUT_MS']),
     );

@@ -153,10 +153,8 @@ describe('the 401 challenge and protected resource metadata (RFC 9728)', () => {
   });
 });
 
-describe('the README\'s section', () => {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('## Assistants (MCP)');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 5));
+describe('the assistants\' guide (docs/mcp.md)', () => {
+  const section = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
 
   it('shows an operation file that loads as a tool, with its comment as description', () => {
     const text = /```graphql\n([\s\S]*?)```/.exec(section)![1]!;
