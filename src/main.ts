@@ -10,6 +10,8 @@ import { dirname } from 'node:path';
 import { hostForUrl } from './gateway/http/origin.ts';
 import { describeBuild } from './gateway/observability/build-info.ts';
 import { startGateway, type Gateway } from './gateway/server.ts';
+import { primaryState } from './gateway/shared-state/primary-state.ts';
+import { workersLocalState } from './gateway/workers-state.ts';
 import { isWorker, runWorkers, WORKER_DEMO_KEY } from './workers.ts';
 
 type ReferenceService = typeof import('reference-service');
@@ -148,6 +150,8 @@ async function main(): Promise<void> {
         process.exit(code);
       },
       stopTimeoutMs: config.stopTimeoutMs,
+      // While Redis is unreachable the workers share the primary's memory: one cache, one set of links.
+      onWorker: primaryState(workersLocalState(config)),
       log: (message) => process.stderr.write(`${message}\n`),
     });
     return;

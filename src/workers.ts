@@ -3,6 +3,8 @@
 // The primary serves nothing itself: it starts the embedded reference service when there is no
 // upstream (one service for all workers), starts the workers, says ready once they all listen,
 // starts a worker again if one dies, and on SIGTERM/SIGINT drains every worker before it exits.
+// While Redis is unreachable it also keeps the state the workers share (the state's own folder,
+// src/gateway/shared-state/, says how), so that they still behave as one gateway.
 import cluster, { type Worker } from 'node:cluster';
 
 /** Set by the primary for its workers: the embedded service's demo key (they did not start it). */
@@ -21,6 +23,8 @@ export interface WorkersOptions {
   log(message: string): void;
   /** How long the workers' stop may take; past it, those still running are killed. */
   stopTimeoutMs: number;
+  /** Hears each worker started (the primary answers its calls for the local state it keeps). */
+  onWorker?(worker: Worker): void;
 }
 
 export function isWorker(): boolean {
@@ -37,6 +41,7 @@ export function runWorkers(options: WorkersOptions): void {
   const fork = (): Worker => {
     const worker = cluster.fork(options.env);
     startedAt.set(worker.id, Date.now());
+    options.onWorker?.(worker);
     worker.on('message', (message: { type?: string; url?: string }) => {
       if (message?.type !== 'ready' || typeof message.url !== 'string') return;
       ready.add(worker.id);

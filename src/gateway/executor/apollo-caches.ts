@@ -7,10 +7,9 @@
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import type { SharedRedis } from '../shared-state/redis.ts';
-import { SharedPersistedQueries } from './redis-persisted-queries.ts';
+import { PERSISTED_QUERY_CACHE_BYTES, SharedPersistedQueries } from './redis-persisted-queries.ts';
 
 const DOCUMENT_CACHE_BYTES = 2 * 1024 * 1024;
-const PERSISTED_QUERY_CACHE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Apollo Server's `documentStore` and `persistedQueries` options, this gateway's own. `redis`,

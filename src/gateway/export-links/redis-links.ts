@@ -4,6 +4,7 @@
 // and open it; whoever reads Redis learns neither the API key nor the device. No shared secret to
 // distribute or rotate: the token, 256 random bits, is the secret. The record expires with the link.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { localStore } from '../shared-state/local-state.ts';
 import type { SharedRedis } from '../shared-state/redis.ts';
 import { keyHash } from '../key-hash.ts';
 import { DEFAULT_LINKS_PER_KEY, MemoryExportLinks, type ExportLink, type ExportLinkStore } from './links.ts';
@@ -59,15 +60,21 @@ export function open(token: string, record: string): ExportLink | undefined {
   }
 }
 
+/**
+ * The links minted while Redis is unreachable, with each key's quota: this process's, or, for the
+ * workers of GATEWAY_WORKERS, their primary's (a link minted on one downloads on every other).
+ */
+export const localLinks = (linksPerKey = DEFAULT_LINKS_PER_KEY) => localStore<ExportLinkStore>('export-links', ['put', 'get'], () => new MemoryExportLinks(linksPerKey));
+
 export class RedisExportLinks implements ExportLinkStore {
-  /** Links minted while Redis was unreachable: they work on this replica. */
-  readonly #local: MemoryExportLinks;
+  /** Links minted while Redis was unreachable: they work on this replica (on each of its workers). */
+  readonly #local: ExportLinkStore;
 
   constructor(
     private readonly redis: SharedRedis,
     private readonly linksPerKey = DEFAULT_LINKS_PER_KEY,
   ) {
-    this.#local = new MemoryExportLinks(linksPerKey);
+    this.#local = redis.local.of(localLinks(linksPerKey));
   }
 
   async put(token: string, link: ExportLink): Promise<void> {

@@ -12,7 +12,7 @@ import type { Route } from '../upstream/routes.ts';
 import { CacheOfCaller } from './caller.ts';
 import { CacheMetrics } from './metrics.ts';
 import { staleExtensionPlugin } from './plugin.ts';
-import { SharedResponseCache } from './redis-store.ts';
+import { localResponseCache, SharedResponseCache } from './redis-store.ts';
 import type { CacheRule, DeclaredRule } from './rules.ts';
 import { noteStaleFields, type StaleAwareContext } from './stale-fields.ts';
 import { StaleReads } from './stale.ts';
@@ -61,7 +61,8 @@ export function responseCacheFor<TContext extends StaleAwareContext>(
   const local: ResponseCache = new ResponseCache(settings, metrics.count);
   let store: ResponseCacheStore = local;
   if (options.redis !== undefined) {
-    const shared = new SharedResponseCache(options.redis, local, settings, metrics.count);
+    // While Redis is away: this process's cache, or, in a worker, the one its primary keeps for all.
+    const shared = new SharedResponseCache(options.redis, options.redis.local.of(localResponseCache(settings), local), settings, metrics.count);
     // The invalidations made while Redis was away reach it before it serves again.
     options.redis.whenBack(() => shared.replay());
     store = shared;

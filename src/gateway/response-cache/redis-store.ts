@@ -5,11 +5,13 @@
 // call was sent: each lookup and each keep is one script, so no invalidation slips between the
 // check and the read or the write.
 //
-// While Redis is unreachable each replica caches alone (ResponseCache), and the tags it
-// invalidates meanwhile are replayed to Redis when it returns, so that no replica then serves
+// While Redis is unreachable each replica caches alone (ResponseCache; the workers of
+// GATEWAY_WORKERS share their primary's, so that a mutation on one invalidates for all before it
+// answers), and the tags it invalidates meanwhile are replayed to Redis when it returns, so that no replica then serves
 // what a mutation made during the outage changed.
+import { localStore } from '../shared-state/local-state.ts';
 import type { SharedRedis } from '../shared-state/redis.ts';
-import type { CacheEvent, CachedAnswer, ResponseCache, ResponseCacheSettings, ResponseCacheStore } from './store.ts';
+import { ResponseCache, type CacheEvent, type CachedAnswer, type ResponseCacheSettings, type ResponseCacheStore } from './store.ts';
 
 const ENTRY = 'gw:rc:e:';
 const TAG = 'gw:rc:t:';
@@ -43,6 +45,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
+/** The cache while Redis is unreachable, as a lone process or a workers' primary keeps it. */
+export const localResponseCache = (settings: ResponseCacheSettings) =>
+  localStore<ResponseCacheStore>('response-cache', ['lookup', 'stale', 'keep', 'invalidate'], () => new ResponseCache(settings));
+
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 
 /** A script's keys, their count first: the answer's, then its tags' counters. */
@@ -60,7 +66,7 @@ export class SharedResponseCache implements ResponseCacheStore {
 
   constructor(
     private readonly redis: SharedRedis,
-    private readonly local: ResponseCache,
+    private readonly local: ResponseCacheStore,
     private readonly settings: ResponseCacheSettings,
     private readonly onEvent: (event: CacheEvent) => void,
   ) {
@@ -83,7 +89,7 @@ export class SharedResponseCache implements ResponseCacheStore {
         this.onEvent('miss');
         return { stamp: { shared: stamps } };
       },
-      () => this.local.lookup(partition, path),
+      () => this.local.lookup(partition, path, tags),
     );
   }
 
@@ -96,7 +102,7 @@ export class SharedResponseCache implements ResponseCacheStore {
         this.onEvent('stale');
         return { text, ageMs };
       },
-      () => this.local.stale(partition, path),
+      () => this.local.stale(partition, path, tags),
     );
   }
 

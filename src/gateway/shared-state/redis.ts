@@ -7,6 +7,7 @@
 // only with REDIS_URL.
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { IN_PROCESS, type LocalState } from './local-state.ts';
 
 /** A command slower than this is a failure: the request falls back rather than wait. */
 const COMMAND_TIMEOUT_MS = 250;
@@ -23,10 +24,14 @@ export interface SharedRedisOptions {
   onState?: (state: RedisState) => void;
   /** Called each time the connection comes back (stores replay what they did alone meanwhile). */
   onReconnect?: () => void;
+  /** Where the stores' local state lives while Redis is unreachable; this process's memory unless given. */
+  local?: LocalState;
 }
 
 export class SharedRedis {
   readonly client: Redis;
+  /** Where each store keeps its local state (its fallback): this process's memory, or a worker's primary's. */
+  readonly local: LocalState;
   #state: RedisState = 'unreachable';
   #everConnected = false;
   readonly #options: SharedRedisOptions;
@@ -35,6 +40,7 @@ export class SharedRedis {
 
   constructor(options: SharedRedisOptions) {
     this.#options = options;
+    this.local = options.local ?? IN_PROCESS;
     this.client = new Redis(options.url, {
       // Commands fail at once while disconnected (the store falls back) instead of queueing.
       enableOfflineQueue: false,

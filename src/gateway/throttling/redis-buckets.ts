@@ -1,8 +1,10 @@
 // Throttle buckets shared by every replica: one bucket per key hash in Redis, each reservation and
 // settlement one atomic script (refill, then take or give back) timed by Redis's own clock, so
 // replicas whose clocks differ still agree. While Redis is unreachable, each replica throttles
-// with its own buckets (MemoryBuckets): a key may then get up to one bucket per replica.
+// with its own buckets (MemoryBuckets): a key may then get up to one bucket per replica, but one
+// across the workers of GATEWAY_WORKERS (their primary keeps them).
 import { MemoryBuckets, type BucketSettings, type BucketStore, type Reservation } from './buckets.ts';
+import { localStore } from '../shared-state/local-state.ts';
 import type { SharedRedis } from '../shared-state/redis.ts';
 
 const PREFIX = 'gw:bucket:';
@@ -39,17 +41,20 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((limit - math.min(tokens, limit) + 1) /
 return { ok, math.max(0, math.floor(tokens)), retry }
 `;
 
+/** The buckets while Redis is unreachable, as a lone process or a workers' primary keeps them. */
+export const localBuckets = (settings: BucketSettings) => localStore<BucketStore>('throttle-buckets', ['reserve', 'settle'], () => new MemoryBuckets(settings));
+
 type BucketCommand = (key: string, limit: number, rate: number, amount: number, mode: 'reserve' | 'settle') => Promise<[number, number, number]>;
 
 export class RedisBuckets implements BucketStore {
-  readonly #local: MemoryBuckets;
+  readonly #local: BucketStore;
   readonly #bucket: BucketCommand;
 
   constructor(
     private readonly redis: SharedRedis,
     private readonly settings: BucketSettings,
   ) {
-    this.#local = new MemoryBuckets(settings);
+    this.#local = redis.local.of(localBuckets(settings));
     // Sent once, then run by its hash (EVALSHA; ioredis sends it again if Redis forgot it).
     redis.client.defineCommand('gatewayBucket', { numberOfKeys: 1, lua: SCRIPT });
     const client = redis.client as unknown as { gatewayBucket: BucketCommand };
