@@ -121,14 +121,18 @@ export class SharedResponseCache implements ResponseCacheStore {
 
   async invalidate(tags: readonly string[]): Promise<void> {
     if (tags.length === 0) return;
-    await this.local.invalidate(tags);
-    const shared = await this.redis.run(
-      async (client) => {
-        await this.#increment(client, tags);
-        return true;
-      },
-      () => false,
-    );
+    // The local cache too, even with Redis up: what it kept in an earlier outage must not be
+    // served in the next. Both at once: in a worker the local one is its primary's.
+    const [, shared] = await Promise.all([
+      this.local.invalidate(tags),
+      this.redis.run(
+        async (client) => {
+          await this.#increment(client, tags);
+          return true;
+        },
+        () => false,
+      ),
+    ]);
     if (!shared) {
       for (const tag of tags) this.#pending.add(tag);
       if (this.#pending.size > MAX_PENDING_TAGS) this.#overflowed = true;

@@ -7,6 +7,7 @@
 // counter; an answer is stored with the counter's value from before its call was sent, and is
 // valid while none of its tags was stamped later. A read in flight when a mutation lands is thus
 // never stored, and never served, even stale.
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 export interface ResponseCacheSettings {
@@ -57,6 +58,11 @@ export class ResponseCache implements ResponseCacheStore {
   /** Each invalidated tag's stamp, and when it was stamped. */
   readonly #stamps = new Map<string, { sequence: number; at: number }>();
   #sequence = 0;
+  /**
+   * Names this cache's stamps: one handed out by another cache (a workers' primary's, when the
+   * primary stopped answering between a lookup and its keep) keeps nothing here.
+   */
+  readonly #origin = randomUUID();
   readonly #onEvent: (event: CacheEvent) => void;
 
   constructor(settings: ResponseCacheSettings, onEvent: (event: CacheEvent) => void = () => {}) {
@@ -72,13 +78,15 @@ export class ResponseCache implements ResponseCacheStore {
     });
   }
 
-  async lookup(partition: string, path: string): Promise<{ fresh: CachedAnswer } | { stamp: number }> {
+  async lookup(partition: string, path: string): Promise<{ fresh: CachedAnswer } | { stamp: { sequence: number; origin: string } }> {
     const fresh = this.fresh(partition, path);
-    return fresh === undefined ? { stamp: this.begin() } : { fresh };
+    return fresh === undefined ? { stamp: { sequence: this.begin(), origin: this.#origin } } : { fresh };
   }
 
   async keep(partition: string, path: string, text: string, tags: readonly string[], stamp: unknown): Promise<void> {
-    this.store(partition, path, text, tags, stamp as number);
+    const given = stamp as { sequence?: unknown; origin?: unknown } | undefined;
+    if (given?.origin !== this.#origin || typeof given.sequence !== 'number') return;
+    this.store(partition, path, text, tags, given.sequence);
   }
 
   async invalidate(tags: readonly string[]): Promise<void> {
