@@ -6,7 +6,7 @@
 // key's link quota and its throttle bucket are one across the workers; and once Redis is back it
 // all holds again.
 import { fork, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_KEYS } from '../helpers/gateway.ts';
@@ -18,18 +18,22 @@ const START_TIMEOUT_MS = 30_000;
 
 interface Cluster {
   url: URL;
+  pid: number;
+  /** What the primary and its workers wrote (the workers' JSON log lines are on stdout). */
+  output: () => string;
   stderr: () => string;
   stop(): Promise<number | null>;
 }
 
 async function startCluster(env: Record<string, string>): Promise<Cluster> {
   let stderr = '';
+  let stdout = '';
   const child: ChildProcess = fork(BUNDLE, [], {
     execArgv: startFlags(),
     env: { ...startEnv(), PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', LOG_LEVEL: 'warn', GATEWAY_WORKERS: '2', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  child.stdout!.resume();
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -44,6 +48,8 @@ async function startCluster(env: Record<string, string>): Promise<Cluster> {
   });
   return {
     url: new URL(url),
+    pid: child.pid!,
+    output: () => stdout + stderr,
     stderr: () => stderr,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
@@ -52,8 +58,11 @@ async function startCluster(env: Record<string, string>): Promise<Cluster> {
   };
 }
 
-/** One request on a connection of its own (closed after it): the primary gives each to the next worker. */
-function once(url: URL, path: string, options: { body?: unknown; key?: string } = {}): Promise<{ status: number; text: string }> {
+/**
+ * One request on a connection of its own (closed after it): the primary gives each to the next
+ * worker. With `agent`, on that agent's kept-alive connection instead (always the same worker).
+ */
+function once(url: URL, path: string, options: { body?: unknown; key?: string; agent?: Agent } = {}): Promise<{ status: number; text: string }> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -62,9 +71,9 @@ function once(url: URL, path: string, options: { body?: unknown; key?: string } 
         port: url.port,
         path,
         method: body === undefined ? 'GET' : 'POST',
-        agent: false,
+        agent: options.agent ?? false,
         headers: {
-          connection: 'close',
+          ...(options.agent ? {} : { connection: 'close' }),
           ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
           ...(options.key ? { 'x-service-token': options.key } : {}),
         },
@@ -84,8 +93,8 @@ function once(url: URL, path: string, options: { body?: unknown; key?: string } 
 
 type Answer = { status: number; data?: Record<string, unknown>; errors?: { message: string; extensions?: { code?: string } }[] };
 
-async function graphql(cluster: Cluster, query: string, key: string = TEST_KEYS.admin): Promise<Answer> {
-  const { status, text } = await once(cluster.url, '/graphql', { body: { query }, key });
+async function graphql(cluster: Cluster, query: string, key: string = TEST_KEYS.admin, agent?: Agent): Promise<Answer> {
+  const { status, text } = await once(cluster.url, '/graphql', { body: { query }, key, ...(agent ? { agent } : {}) });
   return { status, ...(JSON.parse(text) as Omit<Answer, 'status'>) };
 }
 
@@ -217,6 +226,29 @@ suite('GATEWAY_WORKERS=2 while Redis is down', () => {
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await graphql(throttled, TEN_CALLS));
     expect(answers.map((answer) => answer.status)).toEqual([200, 429, 429, 429]);
+  });
+
+  it('answers from the worker\'s own memory, and says so once, while the primary does not answer', async () => {
+    // A connection kept alive to one worker: the primary, stopped, accepts no new ones.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect((await graphql(cluster, FRAMEWORKS, TEST_KEYS.admin, agent)).errors).toBeUndefined();
+      process.kill(cluster.pid, 'SIGSTOP');
+      try {
+        for (let i = 0; i < 3; i++) {
+          const created = await graphql(cluster, framework(`Alone ${i}`), TEST_KEYS.admin, agent);
+          expect(created.errors).toBeUndefined();
+          const read = await graphql(cluster, FRAMEWORKS, TEST_KEYS.admin, agent);
+          expect(titles(read)).toContain(`Alone ${i}`);
+        }
+      } finally {
+        process.kill(cluster.pid, 'SIGCONT');
+      }
+    } finally {
+      agent.destroy();
+    }
+    const said = cluster.output().split('\n').filter((line) => line.includes('the primary (GATEWAY_WORKERS) did not answer'));
+    expect(said).toHaveLength(1);
   });
 
   it('stays correct once Redis is back', async () => {
