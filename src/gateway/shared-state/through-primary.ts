@@ -2,23 +2,25 @@
 // over the cluster's channel to the primary, which answers from the one store every worker uses
 // (primary-state.ts). Only Redis adapters falling back call it, so with Redis up it costs nothing.
 // A primary that does not answer never holds a request: past a short deadline the call is
-// answered from this worker's own memory, the loss is logged once, and the primary is left alone
-// a few seconds before it is asked again (a primary that died ends its workers anyway).
+// answered from this worker's own memory, the loss is logged once, and every call is answered so
+// until the primary answers a probe again (a primary that died ends its workers anyway).
 import type { Logger } from 'pino';
 import type { LocalState, LocalStore } from './local-state.ts';
 import { isStateReply, STATE_CALL, type StateCall, type StateReply } from './primary-messages.ts';
 
 /** Past this, the primary is taken not to answer: the call uses this worker's memory. */
-const CALL_TIMEOUT_MS = 500;
-/** After a call the primary did not answer, this worker uses its own memory this long. */
-const QUIET_MS = 5_000;
+const CALL_TIMEOUT_MS = 1_000;
+/** While the primary does not answer, how often it is asked whether it does again. */
+const PROBE_EVERY_MS = 500;
+/** A call to no store: the primary answers it with a refusal, which is all a probe needs. */
+const PROBE = { store: '', method: '' };
 
 type Channel = Pick<NodeJS.Process, 'on' | 'send' | 'connected'>;
 
 export class ThroughPrimary implements LocalState {
   #next = 0;
   readonly #waiting = new Map<number, (reply: StateReply | undefined) => void>();
-  #quietUntil = 0;
+  /** The primary did not answer: calls use this worker's memory until a probe is answered. */
   #unanswered = false;
 
   constructor(
@@ -44,7 +46,11 @@ export class ThroughPrimary implements LocalState {
   }
 
   #call(store: string, method: string, args: unknown[]): Promise<StateReply | undefined> {
-    if (!this.channel.connected || this.channel.send === undefined || Date.now() < this.#quietUntil) return Promise.resolve(undefined);
+    if (this.#unanswered || !this.channel.connected || this.channel.send === undefined) return Promise.resolve(undefined);
+    return this.#send(store, method, args);
+  }
+
+  #send(store: string, method: string, args: unknown[]): Promise<StateReply | undefined> {
     // JSON turns a missing trailing argument into null, which a default parameter does not replace.
     const sent = [...args];
     while (sent.length > 0 && sent.at(-1) === undefined) sent.pop();
@@ -72,10 +78,18 @@ export class ThroughPrimary implements LocalState {
   }
 
   #unanswering(): void {
-    this.#quietUntil = Date.now() + QUIET_MS;
     if (this.#unanswered) return;
     this.#unanswered = true;
     this.logger.warn(`the primary (GATEWAY_WORKERS) did not answer within ${this.timeoutMs} ms: while Redis is unreachable this worker keeps its state in its own memory until it does`);
+    this.#probe();
+  }
+
+  /** One probe at a time, every PROBE_EVERY_MS, until one is answered (or the channel is gone). */
+  #probe(): void {
+    if (!this.channel.connected) return;
+    void this.#send(PROBE.store, PROBE.method, []).then((reply) => {
+      if (reply === undefined) setTimeout(() => this.#probe(), PROBE_EVERY_MS).unref();
+    });
   }
 
   #answering(): void {
