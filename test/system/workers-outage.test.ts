@@ -193,8 +193,13 @@ suite('GATEWAY_WORKERS=2 while Redis is down', () => {
   });
 
   it('reads what was written through the same port, whichever worker takes the write and the read', async () => {
+    const hits = async () => (await bothMetrics(cluster, /^response_cache_events_total\{event="hit"\}/)).map((lines) => Number(lines[0]?.split(' ')[1] ?? 0));
+    const before = await hits();
     const { stale, reads } = await staleReads(cluster, 'Outage', 8, 3);
     expect(`${stale} stale of ${reads}`).toBe(`0 stale of ${reads}`);
+    // The cache served (and each worker counted what it was served): it was not simply bypassed.
+    const after = await hits();
+    expect(after[0]! - before[0]! + (after[1]! - before[1]!)).toBeGreaterThan(0);
   });
 
   it('downloads on both workers every link minted during the outage', async () => {

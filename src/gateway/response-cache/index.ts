@@ -10,7 +10,7 @@ import type { SharedRedis } from '../shared-state/redis.ts';
 import type { CallerCache } from '../upstream/call-types.ts';
 import type { Route } from '../upstream/routes.ts';
 import { CacheOfCaller } from './caller.ts';
-import { CacheMetrics } from './metrics.ts';
+import { CacheMetrics, countingLookups } from './metrics.ts';
 import { staleExtensionPlugin } from './plugin.ts';
 import { localResponseCache, SharedResponseCache } from './redis-store.ts';
 import type { CacheRule, DeclaredRule } from './rules.ts';
@@ -61,8 +61,10 @@ export function responseCacheFor<TContext extends StaleAwareContext>(
   const local: ResponseCache = new ResponseCache(settings, metrics.count);
   let store: ResponseCacheStore = local;
   if (options.redis !== undefined) {
-    // While Redis is away: this process's cache, or, in a worker, the one its primary keeps for all.
-    const shared = new SharedResponseCache(options.redis, options.redis.local.of(localResponseCache(settings), local), settings, metrics.count);
+    // While Redis is away: this process's cache, or, in a worker, the one its primary keeps for all
+    // (its lookups counted here; should the primary not answer, this process's counts them too).
+    const outage = options.redis.local.of(localResponseCache(settings), local);
+    const shared = new SharedResponseCache(options.redis, outage === local ? local : countingLookups(outage, metrics.count), settings, metrics.count);
     // The invalidations made while Redis was away reach it before it serves again.
     options.redis.whenBack(() => shared.replay());
     store = shared;
