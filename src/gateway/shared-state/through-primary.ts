@@ -1,6 +1,8 @@
 // A worker's local state kept by its primary (GATEWAY_WORKERS): each call to a local store goes
 // over the cluster's channel to the primary, which answers from the one store every worker uses
-// (primary-state.ts). Only Redis adapters falling back call it, so with Redis up it costs nothing.
+// (primary-state.ts). Only Redis adapters falling back call it: with Redis up, hardly ever (a
+// mutation's invalidation, so that the primary's cache serves nothing stale in a later outage; a
+// link Redis does not know, which may have been minted during an outage).
 // A primary that does not answer never holds a request: past a short deadline the call is
 // answered from this worker's own memory, the loss is logged once, and every call is answered so
 // until the primary answers a probe again (a primary that died ends its workers anyway).
