@@ -17,6 +17,7 @@ export default defineConfig({
       'test/http.test.ts',
       'test/traffic.test.ts',
       'test/traffic-export.test.ts',
+      'test/traffic-short-terms.test.ts',
       'test/web-protection.test.ts',
     ] : [],
     passWithNoTests: true,

@@ -51,6 +51,18 @@ const TRAFFIC_SEARCHES = [
   'Mozilla curl',
   'nothing-matches-this',
   'é',
+  'zq',
+  'xj qz',
+  '22',
+  '80',
+  'ab',
+  '.1',
+  '10.0.0.1',
+  '%2',
+  'é.',
+  'zq 22',
+  'a 22',
+  'A b',
 ];
 
 describe.skipIf(!available)('the two stores answer alike', () => {

@@ -5,6 +5,7 @@ import { positiveIntegerParam, queryInteger, queryOrder, querySingle, queryValue
 import { ok } from '../http/router.ts';
 import type { V1Route } from '../http/router.ts';
 import { TRAFFIC_ORDER_FIELDS } from '../storage/traffic.ts';
+import { searchTerms, unservedSearch } from '../storage/traffic-search.ts';
 import { QueryProblems } from './query-parameters.ts';
 import { EXPORT_FORMATS, sendTrafficExport } from './traffic-export.ts';
 import type { ExportFormat } from './traffic-export.ts';
@@ -18,6 +19,14 @@ function exportFormat(query: URLSearchParams): ExportFormat | undefined {
     throw validationFailed(`export must be one of ${EXPORT_FORMATS.join(', ')}.`, 'export');
   }
   return value as ExportFormat;
+}
+
+/** The search, refused (400) when no index can serve it: see unservedSearch. */
+function searchParam(query: URLSearchParams): string | undefined {
+  const value = querySingle(query, 'search');
+  const unserved = unservedSearch(searchTerms(value));
+  if (unserved !== undefined) throw validationFailed(unserved, 'search');
+  return value;
 }
 
 export const trafficRoutes: readonly V1Route[] = [
@@ -34,7 +43,7 @@ export const trafficRoutes: readonly V1Route[] = [
       const limit = problems.take(() => queryInteger(ctx.query, 'limit', { min: 1, max: 1000, fallback: 10 }));
       const offset = problems.take(() => queryInteger(ctx.query, 'offset', { min: 0, fallback: 0 }));
       const order = problems.take(() => queryOrder(ctx.query, TRAFFIC_ORDER_FIELDS, '-date_time'));
-      const search = problems.take(() => querySingle(ctx.query, 'search'));
+      const search = problems.take(() => searchParam(ctx.query));
       problems.throwIfAny();
 
       const organizationId = await ctx.store.deviceOrganization(deviceId);

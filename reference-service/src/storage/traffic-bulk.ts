@@ -1,5 +1,6 @@
 import type { Database } from './database.ts';
-import { insertStatement, insertValues } from './traffic.ts';
+import { nonAsciiCharacters } from './traffic-search.ts';
+import { addSearchCharacters, insertStatement, insertValues, SEARCH_TEXT } from './traffic.ts';
 import type { NewTrafficEntry } from './traffic.ts';
 
 interface SchemaObject {
@@ -44,9 +45,12 @@ export function bulkInsertTraffic(db: Database, entries: Iterable<NewTrafficEntr
     // appended earlier.
     const lastDateTime = new Map<number, string>();
     const outOfOrder = new Set<number>();
+    const chars = new Set<string>();
     let n = 0;
     for (const entry of entries) {
-      insert.run(...insertValues(entry));
+      const values = insertValues(entry);
+      insert.run(...values);
+      for (const ch of nonAsciiCharacters(values[SEARCH_TEXT] as string)) chars.add(ch);
       const last = lastDateTime.get(entry.device_id);
       if (last !== undefined && entry.date_time < last) outOfOrder.add(entry.device_id);
       else lastDateTime.set(entry.device_id, entry.date_time);
@@ -55,6 +59,7 @@ export function bulkInsertTraffic(db: Database, entries: Iterable<NewTrafficEntr
 
     db.exec(`INSERT INTO traffic_search (traffic_search, rank) VALUES ('hashsize', ${BULK_HASH_SIZE})`);
     db.exec(`INSERT INTO traffic_search (traffic_search) VALUES ('rebuild')`);
+    addSearchCharacters(db, chars);
     db.exec(`INSERT INTO traffic_search (traffic_search, rank) VALUES ('hashsize', ${DEFAULT_HASH_SIZE})`);
 
     for (const object of saved) if (object.type === 'index') db.exec(object.sql);

@@ -45,6 +45,50 @@ export function searchTerms(search: string | undefined): string[] {
 const GRAM = 3;
 
 /**
+ * Why a search cannot be served, or undefined when it can: a search whose every term is one
+ * character long. Such a term occurs in nearly every entry, so no index narrows it, and its
+ * answer (a count of most of the device's log) costs a pass over the whole log. A one-character
+ * term beside a longer one is fine: the longer one narrows, and each candidate is checked.
+ */
+export function unservedSearch(terms: readonly string[]): string | undefined {
+  if (terms.length === 0 || terms.some((term) => Array.from(term).length > 1)) return undefined;
+  const quoted = terms.map((term) => JSON.stringify(term)).join(', ');
+  return `search needs a term of at least two characters: ${quoted} alone would match nearly every entry, which no index can narrow. Add a longer term.`;
+}
+
+/**
+ * Every trigram that holds a two-character term, over an alphabet: the term followed by each
+ * character, and each character followed by the term. A text of three or more characters holds
+ * the term exactly when it holds one of these (of an alphabet of every character the texts use),
+ * so the index finds a two-character term as the union of their lists. None for a term that holds
+ * a NUL character (a trigram holding one cannot be asked for).
+ */
+export function trigramsAround(term: string, alphabet: readonly string[]): string[] | undefined {
+  if (Array.from(term).length !== 2 || term.includes('\0')) return undefined;
+  const grams = new Set<string>();
+  for (const c of alphabet) {
+    if (c === '\0') continue;
+    grams.add(term + c);
+    grams.add(c + term);
+  }
+  return [...grams];
+}
+
+/**
+ * The characters other than ASCII in a text, without repeats: with every ASCII character, they
+ * are the alphabet the texts are written in (see trigramsAround), kept as entries arrive.
+ */
+export function nonAsciiCharacters(text: string): string[] {
+  const found = text.match(/[^\u0000-\u007f]/gu);
+  return found === null ? [] : [...new Set(found)];
+}
+
+/** Every ASCII character a search text can hold (it is lower-cased: no capitals), NUL aside. */
+export const ASCII_ALPHABET: readonly string[] = Array.from({ length: 127 }, (_, i) => String.fromCharCode(i + 1)).filter(
+  (c) => c < 'A' || c > 'Z',
+);
+
+/**
  * Every distinct trigram of a term that the index can be asked for, in order; none for a term
  * shorter than three characters. (FTS5 reads its query as a C string: a trigram holding a NUL
  * character cannot be asked for, and is left to the exact check.)
@@ -83,7 +127,8 @@ const MAX_GRAMS = 32;
 const LIST_ENTRY_COST = 1;
 const CHECK_COST = 200;
 
-function popcount(bits: Uint32Array): number {
+/** How many bits of a bit set are set. */
+export function popcount(bits: Uint32Array): number {
   let n = 0;
   for (let v of bits) {
     v -= (v >>> 1) & 0x55555555;
@@ -154,7 +199,14 @@ export function chooseTrigrams(terms: readonly string[], sample: TrigramSample):
   };
 }
 
+const quoted = (gram: string) => `"${gram.replaceAll('"', '""')}"`;
+
 /** The FTS5 query for trigrams: each one a quoted string, all of them required. */
 export function matchExpression(grams: readonly string[]): string {
-  return grams.map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
+  return grams.map(quoted).join(' AND ');
+}
+
+/** The FTS5 query for any one of some trigrams. */
+export function anyOfExpression(grams: readonly string[]): string {
+  return grams.map(quoted).join(' OR ');
 }
