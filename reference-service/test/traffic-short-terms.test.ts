@@ -66,7 +66,7 @@ async function allPages(deviceId: number, search: string): Promise<{ total: numb
 async function plan(search: string, deviceId: number): Promise<string[]> {
   const filter = { deviceId, search };
   const order = { field: 'date_time' as const, descending: true };
-  return service.store instanceof PostgresStore ? explainOnPostgres(service.store.pool, filter, order) : explainOnSqlite(service.db, filter, order);
+  return service.store instanceof PostgresStore ? explainOnPostgres(service.store.pool, filter, order, service.store.searchSample) : explainOnSqlite(service.db, filter, order);
 }
 
 describe('a search of short terms', () => {
@@ -121,7 +121,7 @@ describe('a search of short terms', () => {
       ['zü', BUSY],
       ['zq 22', BUSY],
       ['xj', 3],
-      [TEST_STORE === 'postgres' ? '10.0.0.1' : 'qz', BUSY],
+      ['qz', BUSY],
     ] as const) {
       const lines = await plan(search, deviceId);
       if (TEST_STORE === 'postgres') {

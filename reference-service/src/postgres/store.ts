@@ -17,11 +17,14 @@ import { migrate } from './migrate.ts';
 import * as records from './records.ts';
 import { seedDemo } from './seed.ts';
 import { bulkInsertTraffic, exportTraffic, insertTrafficRows, listTraffic } from './traffic.ts';
+import { HexSample } from './traffic-sample.ts';
 
 const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 export class PostgresStore implements V1Store {
   readonly kind = 'postgres' as const;
+  /** What the traffic search knows of how its second index narrows (see traffic-sample.ts). */
+  readonly searchSample = new HexSample();
 
   constructor(
     /** Requests' connections. */
@@ -121,10 +124,10 @@ export class PostgresStore implements V1Store {
     return n;
   }
   listTraffic(filter: TrafficFilter, order: TrafficOrder, page: { limit: number; offset: number }) {
-    return inTransaction(this.pool, (client) => listTraffic(client, filter, order, page), SNAPSHOT);
+    return inTransaction(this.pool, (client) => listTraffic(client, filter, order, page, this.searchSample), SNAPSHOT);
   }
   exportChunks(filter: TrafficFilter, order: TrafficOrder, format: ExportFormat) {
-    return exportTraffic(this.exportPool, filter, order, format);
+    return exportTraffic(this.exportPool, filter, order, format, this.searchSample);
   }
 
   seedDemo(sizes: Partial<SeedSizes>) {

@@ -19,6 +19,7 @@ import { searchTerms } from '../storage/traffic-search.ts';
 import { insertValues } from '../storage/traffic.ts';
 import type { NewTrafficEntry, TrafficFilter, TrafficOrder } from '../storage/traffic.ts';
 import type { Queryable } from './records.ts';
+import { termHex, type HexSample } from './traffic-sample.ts';
 
 const COLUMN_TYPES = ['integer', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'];
 const COLUMN_NAMES = 'device_id, date_time, action, type, src_ip, dest_ip, dest_port, log_message, extra, search_text';
@@ -57,7 +58,21 @@ function indexedRuns(terms: readonly string[]): string[] {
   return [...runs].filter((run) => ![...runs].some((other) => other !== run && other.includes(run)));
 }
 
-function plan(filter: TrafficFilter, order: TrafficOrder): Plan {
+/**
+ * The terms to ask the hexadecimal index for: with no run for the first index, those of two or
+ * more characters that the sample shows it narrows (see traffic-sample.ts).
+ */
+async function hexIndexTerms(db: Queryable, sample: HexSample, filter: TrafficFilter): Promise<string[]> {
+  const terms = searchTerms(filter.search);
+  if (indexedRuns(terms).length > 0) return [];
+  return sample.narrowing(
+    db,
+    filter.deviceId,
+    terms.filter((term) => Array.from(term).length >= 2 && !term.includes('\0')),
+  );
+}
+
+function plan(filter: TrafficFilter, order: TrafficOrder, hexTerms: readonly string[]): Plan {
   const terms = searchTerms(filter.search);
   const actions = [...new Set((filter.actions ?? []).map((a) => a.toLowerCase()).filter((a) => a !== ''))];
   const params: unknown[] = [filter.deviceId];
@@ -71,12 +86,9 @@ function plan(filter: TrafficFilter, order: TrafficOrder): Plan {
     params.push(`%${run}%`);
     conditions.push(`t.search_text LIKE $${params.length}`);
   }
-  if (runs.length === 0) {
-    for (const term of terms) {
-      if (Array.from(term).length < 2 || term.includes('\0')) continue;
-      params.push(`%${Buffer.from(term, 'utf8').toString('hex')}%`);
-      conditions.push(`traffic_search_hex(t.search_text) LIKE $${params.length}`);
-    }
+  for (const term of hexTerms) {
+    params.push(`%${termHex(term)}%`);
+    conditions.push(`traffic_search_hex(t.search_text) LIKE $${params.length}`);
   }
   for (const term of terms) {
     if (term.includes('\0')) continue;
@@ -129,8 +141,9 @@ export async function listTraffic(
   filter: TrafficFilter,
   order: TrafficOrder,
   page: { limit: number; offset: number },
+  sample: HexSample,
 ): Promise<{ total: number; data: TrafficLogEntry[] }> {
-  const p = plan(filter, order);
+  const p = plan(filter, order, await hexIndexTerms(client, sample, filter));
   if (p.empty) return { total: 0, data: [] };
   const n = p.params.length;
   if (p.searched) {
@@ -166,8 +179,8 @@ export async function listTraffic(
  * look at a slow search and for the tests, which check that a search goes through an index rather
  * than through every entry of the device.
  */
-export async function explainTrafficSearch(db: Queryable, filter: TrafficFilter, order: TrafficOrder): Promise<string[]> {
-  const p = plan(filter, order);
+export async function explainTrafficSearch(db: Queryable, filter: TrafficFilter, order: TrafficOrder, sample: HexSample): Promise<string[]> {
+  const p = plan(filter, order, await hexIndexTerms(db, sample, filter));
   const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT t.id ${p.body}`, p.params);
   return rows.map((row) => row['QUERY PLAN']);
 }
@@ -208,12 +221,13 @@ export async function* exportTraffic(
   filter: TrafficFilter,
   order: TrafficOrder,
   format: ExportFormat,
+  sample: HexSample,
 ): AsyncGenerator<string, void, undefined> {
-  const p = plan(filter, order);
   const client = await pool.connect();
   let healthy = false;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const p = plan(filter, order, await hexIndexTerms(client, sample, filter));
     let chunk = format === 'csv' ? CSV_HEADER : '';
     if (!p.empty) {
       const select = format === 'csv' ? `SELECT ${CSV_LINE} AS line` : `SELECT ${COLUMNS}`;
