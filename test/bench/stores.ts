@@ -7,17 +7,23 @@
 //
 //   node scripts/build.mjs reference-service && tsx --conditions=source test/bench/stores.ts
 //
+// Then each search of short terms (a term of two characters, an address, a one-character term)
+// on its own, one request at a time: the searches an index of trigrams cannot serve as it serves
+// longer terms.
+//
 // Knobs: BENCH_HOT_TRAFFIC (entries on device 1, default 1,000,000), BENCH_SEARCHES as for the
-// bench, BENCH_STORES (`sqlite,postgres`), BENCH_POSTGRES_URL (a database already seeded with
-// these sizes, reused instead of a server started here). Prints a Markdown table; nothing is
-// written to docs/.
+// bench, BENCH_SHORT_SEARCHES (comma-separated), BENCH_STORES (`sqlite,postgres`),
+// BENCH_POSTGRES_URL (a database already seeded with these sizes, reused instead of a server
+// started here). Prints Markdown tables; nothing is written to docs/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type TestPostgres } from '../../reference-service/test/helpers/postgres.ts';
+import { percentile } from './load.ts';
 import { measureReferenceFigures, type ReferenceFigures } from './reference-figures.ts';
+import { V1Failure, v1Get } from './stack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'demo-admin-key';
@@ -26,7 +32,46 @@ const SEARCHES = (process.env.BENCH_SEARCHES ?? '203.0.113 sqlmap,198.51.100 wp-
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
+const SHORT_SEARCHES = (process.env.BENCH_SHORT_SEARCHES ?? 'zq,qz,xj,22,80,10.0.0.1,a')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const STORES = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',');
+
+interface ShortSearch {
+  search: string;
+  /** The search's total, or the status of its refusal. */
+  matches: number | { refused: number };
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * One search asked alone, one request at a time (a page of 10 and its total), after one warm-up:
+ * for up to 5 s, at least 5 times (a search of a term in most entries takes seconds).
+ */
+async function measureShortSearch(v1Url: string, search: string): Promise<ShortSearch> {
+  const url = `${v1Url}/api/v1/atb/1/traffic?search=${encodeURIComponent(search)}&limit=10`;
+  const ask = async (): Promise<number | { refused: number }> => {
+    try {
+      return (await v1Get<{ total: number }>(url, KEY)).total;
+    } catch (error) {
+      if (error instanceof V1Failure && error.status === 400) return { refused: error.status };
+      throw error;
+    }
+  };
+  const matches = await ask();
+  const times: number[] = [];
+  const until = performance.now() + 5000;
+  while (times.length < 5 || (performance.now() < until && times.length < 200)) {
+    const started = performance.now();
+    await ask();
+    times.push(performance.now() - started);
+  }
+  const sorted = Float64Array.from(times).sort();
+  return { search, matches, samples: times.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
+}
 
 interface Started {
   child: ChildProcess;
@@ -70,7 +115,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 const folder = mkdtempSync(join(tmpdir(), 'v1-stores-bench-'));
 let postgres: TestPostgres | undefined;
-const results: { store: string; seededS: number; figures: ReferenceFigures }[] = [];
+const results: { store: string; seededS: number; figures: ReferenceFigures; short: ShortSearch[] }[] = [];
 try {
   for (const store of STORES) {
     let database: string;
@@ -87,7 +132,9 @@ try {
     try {
       process.stdout.write(`${store}: seeded and listening in ${service.seededS.toFixed(1)} s; measuring…\n`);
       const figures = await measureReferenceFigures({ v1Url: service.url, v1Pid: service.child.pid!, key: KEY, deviceId: '1', searches: SEARCHES, durationS: 10 });
-      results.push({ store, seededS: service.seededS, figures });
+      const short: ShortSearch[] = [];
+      for (const search of SHORT_SEARCHES) short.push(await measureShortSearch(service.url, search));
+      results.push({ store, seededS: service.seededS, figures, short });
     } finally {
       await stop(service.child);
     }
@@ -106,6 +153,15 @@ process.stdout.write(
     ...results.map(
       ({ store, seededS, figures: r }) =>
         `| ${store} | ${r.entries.toLocaleString('en')} | ${f(seededS)} | ${f(r.search.p50Ms, 2)} / ${f(r.search.p99Ms, 2)} (${r.search.medianMatches}) | ${f(r.exports.csv.rowsPerSecond, 0)} (+${f(r.exports.csv.peakGrowthMB)}) | ${f(r.exports.ndjson.rowsPerSecond, 0)} (+${f(r.exports.ndjson.peakGrowthMB)}) |`,
+    ),
+    '',
+    `| store | search | matches | p50 / p99, ms (samples) |`,
+    `|---|---|---|---|`,
+    ...results.flatMap(({ store, short }) =>
+      short.map(
+        (r) =>
+          `| ${store} | \`${r.search}\` | ${typeof r.matches === 'number' ? r.matches.toLocaleString('en') : `refused (${r.matches.refused})`} | ${f(r.p50Ms, 2)} / ${f(r.p99Ms, 2)} (${r.samples}) |`,
+      ),
     ),
     '',
   ].join('\n'),
