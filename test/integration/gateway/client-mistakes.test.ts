@@ -111,7 +111,7 @@ describe('text that is not Unicode as sent', () => {
   });
 
   it('a surrogate pair is Unicode, and passes', async () => {
-    const body = '{"query":"query($s: String) { trafficLog(deviceId: \\"1\\", first: 1, filter: { search: $s }) { totalCount } }","variables":{"s":"\\ud83d\\ude00"}}';
+    const body = '{"query":"query($s: String) { trafficLog(deviceId: \\"1\\", first: 1, filter: { search: $s }) { totalCount } }","variables":{"s":"\\ud83d\\ude00\\ud83d\\ude00"}}';
     const response = await postGraphQL(stack.gateway.url, body, headers);
     expect(response.status).toBe(200);
     expect(response.errors).toBeUndefined();
