@@ -6,6 +6,8 @@ import WebSocket from 'ws';
 export interface Received {
   /** The ids of the entries received, in order. */
   ids: number[];
+  /** Every `next` payload as it came (data and errors), in order. */
+  results: unknown[];
   /** The GraphQL errors received (each with its extensions). */
   errors: { message: string; extensions?: Record<string, unknown> }[];
   completed: boolean;
@@ -46,6 +48,7 @@ export function tailClient(gatewayUrl: string, params: Record<string, unknown> |
       let settle: () => void = () => {};
       const received: Received = {
         ids: [],
+        results: [],
         errors: [],
         completed: false,
         ended: new Promise<void>((resolve) => (settle = resolve)),
@@ -55,6 +58,7 @@ export function tailClient(gatewayUrl: string, params: Record<string, unknown> |
         { query, variables },
         {
           next(result) {
+            received.results.push(result);
             const entry = (result.data as { trafficLogEntryAdded?: { id: string } } | null | undefined)?.trafficLogEntryAdded;
             if (entry) received.ids.push(Number(entry.id));
             for (const error of result.errors ?? []) received.errors.push(error as Received['errors'][number]);
