@@ -47,7 +47,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function metric(gatewayUrl: string, name: string): Promise<number> {
+/** A gauge or counter of the gateway's /metrics, by its line's name and labels (0 when absent). */
+export async function metric(gatewayUrl: string, name: string): Promise<number> {
   const text = await (await fetch(new URL('/metrics', gatewayUrl))).text();
   const line = text.split('\n').find((l) => l.startsWith(name));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
