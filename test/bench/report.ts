@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { EXPORT_FORMATS } from './reference-figures.ts';
 import { TARGETS, TARGET_LABELS, type BenchResults, type ShapeResult, type TargetCheck, type TargetName } from './results.ts';
 import { MEMORY_LIMIT_MB } from './targets.ts';
+import { soakText } from './soak.ts';
 import { readSettings, warmUpSetting } from './settings.ts';
 
 const f = (value: number | null | undefined, digits = 1): string =>
@@ -141,6 +142,10 @@ export function textReport(results: BenchResults): string {
         `gateway RSS ${f(tail.rssBeforeMB)} -> peak ${f(tail.rssPeakMB)} MB`,
     );
   }
+
+  const soak = results.soak;
+  if (soak && 'error' in soak) out.push('', `Soak: not run to its end (${soak.error})`);
+  else if (soak) out.push('', 'Soak, every surface at once:', ...soakText(soak).map((line) => `  ${line}`));
 
   const exported = results.export;
   if (exported && 'error' in exported) out.push('', `Export through the gateway: not measured (${exported.error})`);
@@ -355,6 +360,8 @@ const FULL_RUN_KNOBS: Readonly<Record<string, keyof BenchResults['settings']>> =
   BENCH_CONNECTIONS: 'connections',
   BENCH_SHAPES: 'shapes',
   BENCH_SOAK_ROUNDS: 'soakRounds',
+  BENCH_SOAK_S: 'soakS',
+  BENCH_ONLY: 'only',
   'BENCH_DEVICES/TRAFFIC/HOT_TRAFFIC': 'seed',
   BENCH_GATEWAY_LOG_LEVEL: 'gatewayLogLevel',
   BENCH_GATEWAY_LOG_FILE: 'gatewayLogFile',

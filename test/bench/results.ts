@@ -4,6 +4,7 @@ import type { MemorySample } from './proc.ts';
 import type { ReferenceFigures } from './reference-figures.ts';
 import type { ExportFigures } from './export.ts';
 import type { TailFigures } from './tail.ts';
+import type { SoakFigures } from './soak.ts';
 import type { ProductionFigures } from './production.ts';
 import type { ReplicaFigures } from './replicas.ts';
 import type { BenchSettings } from './settings.ts';
@@ -114,6 +115,8 @@ export interface BenchResults {
   };
   reference: ReferenceFigures | { error: string } | null;
   tail: TailFigures | { error: string } | null;
+  /** Every surface at once, adversarial clients among them, for BENCH_SOAK_S seconds. */
+  soak: SoakFigures | { error: string } | null;
   export: ExportFigures | { error: string } | null;
   production: ProductionFigures | { error: string } | null;
   replicas: ReplicaFigures | { error: string } | null;

@@ -4,7 +4,9 @@
 // directly) is verified once, warmed up, then loaded with autocannon. v1 counts the calls it
 // receives; /proc gives the children's CPU time and memory. Then a sustained mixed load checks
 // that the gateway's memory stays flat, and the reference service's own search and export figures
-// are taken on the hot device. Knobs: BENCH_* environment variables (settings.ts).
+// are taken on the hot device, and the soak (soak.ts) puts every surface under load at once on a
+// gateway of its own. Knobs: BENCH_* environment variables (settings.ts); BENCH_ONLY=soak runs
+// the soak alone.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
@@ -20,6 +22,7 @@ import { isSettingError, readSettings, warmUpSetting, type BenchSettings } from 
 import { buildShapes, type Shape } from './shapes.ts';
 import { HOT_DEVICE, startStack, v1Get } from './stack.ts';
 import { benchTail } from './tail.ts';
+import { benchSoak } from './soak.ts';
 import { benchExport } from './export.ts';
 import { benchProduction } from './production.ts';
 import { benchReplicas } from './replicas.ts';
@@ -28,6 +31,7 @@ import {
   evaluateExportTargets,
   evaluateProductionTargets,
   evaluateReferenceTargets,
+  evaluateSoakTargets,
   evaluateStartupTargets,
   evaluateTailTargets,
   evaluateTargets,
@@ -58,10 +62,14 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg()[0]!;
   const db = new BenchDatabase(settings.dir, settings.seed);
+  // BENCH_ONLY names the one part to run: every other is skipped.
+  const runs = (part: 'soak' | 'others') => settings.only === undefined || settings.only === part;
   log(
-    `Gateway vs pass-through vs direct v1: shapes ${settings.shapes.join(', ')}; ${warmUpSetting(settings)} and about ` +
-      `${settings.durationS} s per measurement in ${settings.rounds} stretches taken in turns; ${settings.soakRounds} sustained rounds; ` +
-      `gateway LOG_LEVEL=${settings.gatewayLogLevel}`,
+    settings.only
+      ? `Only the ${settings.only} (BENCH_ONLY=${settings.only}): ${settings.soakS} s`
+      : `Gateway vs pass-through vs direct v1: shapes ${settings.shapes.join(', ')}; ${warmUpSetting(settings)} and about ` +
+          `${settings.durationS} s per measurement in ${settings.rounds} stretches taken in turns; ${settings.soakRounds} sustained rounds; ` +
+          `a soak of ${settings.soakS} s; gateway LOG_LEVEL=${settings.gatewayLogLevel}`,
   );
   const stack = await startStack(settings, db);
   try {
@@ -73,13 +81,13 @@ async function main(): Promise<void> {
     if (!framework) throw new Error(`organization ${ORGANIZATION} has no security framework to benchmark`);
     // BENCH_CONNECTIONS, when given, is every shape's concurrency: settled here, once.
     const shapes = buildShapes({ trafficDeviceId: TRAFFIC_DEVICE, organizationId: ORGANIZATION, framework })
-      .filter((shape) => settings.shapes.includes(shape.id))
+      .filter((shape) => runs('others') && settings.shapes.includes(shape.id))
       .map((shape) => ({ ...shape, connections: settings.connections ?? shape.connections }));
 
     // First, while the machine is quiet: new gateways started beside the running one, each timed
     // from its spawn to its first answered query.
     let startup: BenchResults['startup'] = null;
-    if (settings.startup) {
+    if (settings.startup && runs('others')) {
       log('\nStart-up: the compiled gateway (npm start\'s settings) from spawn to its first answered query');
       try {
         startup = await benchStartup(stack.v1Url, settings);
@@ -112,7 +120,7 @@ async function main(): Promise<void> {
     sampler.mark('end');
 
     let tail: BenchResults['tail'] = null;
-    if (settings.tail) {
+    if (settings.tail && runs('others')) {
       log('\nLive traffic tail: 1,000 subscribers over 50 devices, 100 entries a second');
       try {
         // The last 50 devices (fewer in a small database): neither the hot device nor the one
@@ -140,8 +148,19 @@ async function main(): Promise<void> {
       }
     }
 
+    let soaked: BenchResults['soak'] = null;
+    if (settings.soakS > 0 && runs('soak')) {
+      log(`\nSoak: every surface at once for ${settings.soakS} s on a gateway of its own (cache, throttling, trusted documents on)`);
+      try {
+        sampler.mark('soak (every surface)');
+        soaked = await benchSoak({ v1Url: stack.v1Url, databasePath: db.path, settings }, log);
+      } catch (error) {
+        soaked = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+
     let production: BenchResults['production'] = null;
-    if (settings.production && measured.length > 0) {
+    if (settings.production && measured.length > 0 && runs('others')) {
       log('\nProduction settings: throttling and tracing on against the defaults, the response cache against the pass-through');
       try {
         production = await benchProduction(stack, measured, settings, log);
@@ -151,7 +170,7 @@ async function main(): Promise<void> {
     }
 
     let replicas: BenchResults['replicas'] = null;
-    if (settings.replicas && measured.some((shape) => shape.id === 2 || shape.id === 3)) {
+    if (settings.replicas && runs('others') && measured.some((shape) => shape.id === 2 || shape.id === 3)) {
       log('\nReplicas: GATEWAY_WORKERS=2 sharing a Redis (throttling on: two Redis round trips a request) against one worker');
       try {
         replicas = await benchReplicas(stack, measured, settings, log);
@@ -161,7 +180,7 @@ async function main(): Promise<void> {
     }
 
     let exported: BenchResults['export'] = null;
-    if (settings.export && settings.seed.hotTraffic > 0) {
+    if (settings.export && settings.seed.hotTraffic > 0 && runs('others')) {
       log(`\nExport: CSV of device ${HOT_DEVICE} through the gateway's link against v1's own`);
       try {
         exported = await benchExport({ gatewayUrl: stack.gatewayUrl, gatewayPid: stack.gateway.pid, v1Url: stack.v1Url, key: settings.key, deviceId: HOT_DEVICE }, log);
@@ -171,7 +190,7 @@ async function main(): Promise<void> {
     }
 
     let reference: BenchResults['reference'] = null;
-    if (settings.reference && settings.seed.hotTraffic > 0) {
+    if (settings.reference && settings.seed.hotTraffic > 0 && runs('others')) {
       log(`\nReference service: search, CSV and NDJSON export on device ${HOT_DEVICE}`);
       try {
         reference = await measureReferenceFigures({
@@ -215,6 +234,7 @@ async function main(): Promise<void> {
       memory: memoryFigures,
       reference,
       tail,
+      soak: soaked,
       export: exported,
       production,
       replicas,
@@ -222,9 +242,10 @@ async function main(): Promise<void> {
       skipped,
       checks: [
         ...skipped.map((shape) => ({ name: `shape ${shape.id} (${shape.name}): answered`, met: false, detail: shape.reason })),
-        ...evaluateTargets(results, memoryFigures),
+        ...(runs('others') ? evaluateTargets(results, memoryFigures) : []),
         ...evaluateReferenceTargets(reference),
         ...evaluateTailTargets(tail),
+        ...evaluateSoakTargets(soaked),
         ...evaluateExportTargets(exported),
         ...evaluateProductionTargets(production),
         ...evaluateStartupTargets(startup),

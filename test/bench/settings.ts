@@ -8,6 +8,8 @@
 //   BENCH_CONNECTIONS      concurrency for every shape (default: each shape's own, 32 or 16)
 //   BENCH_SHAPES=1,2,3,4,5 which shapes
 //   BENCH_SOAK_ROUNDS=4    rounds of sustained mixed load on the gateway (memory flatness)
+//   BENCH_SOAK_S=180       seconds of the soak: every surface at once on a gateway of its own (0 skips it; 1200: the 20-minute soak)
+//   BENCH_ONLY=soak        run that part alone (the shapes, start-up and every other part skipped)
 //   BENCH_DEVICES=1000, BENCH_TRAFFIC=100000, BENCH_HOT_TRAFFIC=1000000   the database's sizes
 //   BENCH_DIR=.bench       database, results.json, results.html
 //   BENCH_GATEWAY_LOG_LEVEL=info, BENCH_GATEWAY_LOG_FILE, BENCH_GATEWAY_PROFILE=1
@@ -40,6 +42,10 @@ export interface BenchSettings {
   shapes: number[];
   /** Rounds of the sustained-load phase that checks the gateway's memory stays flat. */
   soakRounds: number;
+  /** Seconds of the soak (soak.ts): every surface at once, adversarial clients among them; 0 skips it. */
+  soakS: number;
+  /** One part run alone, the others skipped; undefined runs them all. */
+  only: 'soak' | undefined;
   seed: { devices: number; traffic: number; hotTraffic: number };
   /** Where the database, results.json and results.html go. */
   dir: string;
@@ -102,6 +108,17 @@ function shapeList(env: Env, name: string): number[] {
   return [...new Set(shapes)].sort();
 }
 
+/** The parts that can run alone. */
+const ALONE = ['soak'] as const;
+
+function only(env: Env, name: string): BenchSettings['only'] {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  const part = ALONE.find((candidate) => candidate === raw);
+  if (part === undefined) throw new SettingError(`${name}: expected one of ${ALONE.join(', ')}, got "${raw}"`);
+  return part;
+}
+
 export function readSettings(env: Env = process.env): BenchSettings {
   const connections = read(env, 'BENCH_CONNECTIONS') === undefined ? undefined : number(env, 'BENCH_CONNECTIONS', 32, 1, 1024, true);
   return {
@@ -112,6 +129,8 @@ export function readSettings(env: Env = process.env): BenchSettings {
     connections,
     shapes: shapeList(env, 'BENCH_SHAPES'),
     soakRounds: number(env, 'BENCH_SOAK_ROUNDS', 4, 0, 100, true),
+    soakS: number(env, 'BENCH_SOAK_S', 180, 0, 86_400, true),
+    only: only(env, 'BENCH_ONLY'),
     seed: {
       devices: number(env, 'BENCH_DEVICES', 1_000, 21, 1_000_000, true),
       traffic: number(env, 'BENCH_TRAFFIC', 100_000, 1, 100_000_000, true),

@@ -5,12 +5,13 @@
 // the documented refusals, every answer one its surface may give, no key in any answer or log
 // line, no answer crossing organizations, no foreign tail entry, every entry once and in order
 // (the slow reader's included), refused sockets closed with 4403, flat memory. No timing is judged.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { evaluateSoakTargets, runSoak, soakDocuments, soakGatewayEnv, soakShapes, soakText } from '../bench/soak.ts';
+import { runSoak, soakGatewayEnv, soakShapes, soakText, writeSoakManifest } from '../bench/soak.ts';
+import { evaluateSoakTargets } from '../bench/targets.ts';
+import type { Shape } from '../bench/shapes.ts';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.ts';
 import { startTestV1, type TestV1 } from '../helpers/v1.ts';
 
@@ -21,13 +22,12 @@ const SEED_SIZES = { devices: 24, traffic: 2_000, hotTraffic: 150_000 };
 const dir = mkdtempSync(join(tmpdir(), 'soak-'));
 let v1: TestV1;
 let gateway: GatewayProcess;
+let shapes: Shape[];
 
 beforeAll(async () => {
   v1 = await startTestV1({ seed: 'demo', database: join(dir, 'v1.sqlite'), seedSizes: SEED_SIZES });
-  const manifest = join(dir, 'persisted-documents.json');
-  const documents = soakDocuments(await soakShapes(v1.url));
-  writeFileSync(manifest, JSON.stringify(Object.fromEntries(documents.map((text) => [`sha256:${createHash('sha256').update(text).digest('hex')}`, text]))));
-  gateway = await startGatewayProcess('bundle', { ...soakGatewayEnv(manifest), NODE_ENV: 'production', UPSTREAM_URL: v1.url });
+  shapes = await soakShapes(v1.url);
+  gateway = await startGatewayProcess('bundle', { ...soakGatewayEnv(writeSoakManifest(dir, shapes)), NODE_ENV: 'production', UPSTREAM_URL: v1.url });
 }, 120_000);
 
 afterAll(async () => {
@@ -39,7 +39,7 @@ afterAll(async () => {
 it(`holds ${SOAK_S} s of every surface at once`, async () => {
   const lines: string[] = [];
   const figures = await runSoak(
-    { gatewayUrl: gateway.url, gatewayPid: gateway.pid, v1Url: v1.url, databasePath: join(dir, 'v1.sqlite'), durationS: SOAK_S, gatewayLog: () => gateway.output.stdout, stallDeviceId: '1' },
+    { shapes, gatewayUrl: gateway.url, gatewayPid: gateway.pid, v1Url: v1.url, databasePath: join(dir, 'v1.sqlite'), durationS: SOAK_S, gatewayLog: () => gateway.output.stdout, stallDeviceId: '1' },
     (line) => lines.push(line),
   );
   const report = [...lines, ...soakText(figures)].join('\n');

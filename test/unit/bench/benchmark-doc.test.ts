@@ -67,6 +67,7 @@ function results(overrides: Partial<BenchResults['settings']> = {}): BenchResult
     memory,
     reference: null,
     tail: null,
+    soak: null,
     export: null,
     production: null,
     replicas: null,
