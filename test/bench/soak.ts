@@ -319,7 +319,7 @@ export async function runSoak(options: SoakOptions, log: (line: string) => void)
     const url = await mint(SOAK_KEYS.admin, options.stallDeviceId ?? busyDevice);
     if (!url) return;
     exportsFigures.stalledStarted += 1;
-    if (await stallDownload(url, Math.max(0, running.until - performance.now()))) exportsFigures.stalledCut += 1;
+    if (await stallDownload(gatewayUrl, url, Math.max(0, running.until - performance.now()))) exportsFigures.stalledCut += 1;
   };
   const refusedSocket = async () => {
     const client = tailClient(gatewayUrl, { 'x-service-token': refusedKeys[0]! });
@@ -469,30 +469,36 @@ function slowConsumer(gatewayUrl: string, deviceId: string, afterId: number) {
   };
 }
 
+/** The gateway's count of downloads it cut because their clients read nothing. */
+const CUT_IDLE = 'traffic_exports_total{outcome="client_idle"}';
+
 /**
- * A download that reads its first chunk and then nothing: true when the gateway cut it (its
- * connection closed before the file's end) within `waitMs`.
+ * A download that reads its first chunk and then nothing, for at most `waitMs`: true when the
+ * gateway cut it for that. A paused socket does not see its peer close it, so the cut is read
+ * from the gateway's own counter (the soak leaves one download stalled at a time).
  */
-function stallDownload(url: string, waitMs: number): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const request = get(url, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        return resolve(false);
-      }
-      let gaveUp = false;
-      const timer = setTimeout(() => {
-        gaveUp = true;
-        request.destroy();
-      }, waitMs + 1_000);
-      response.once('data', () => response.pause());
-      response.socket.once('close', () => {
-        clearTimeout(timer);
-        resolve(!response.complete && !gaveUp);
-      });
+async function stallDownload(gatewayUrl: string, url: string, waitMs: number): Promise<boolean> {
+  const before = await metric(gatewayUrl, CUT_IDLE);
+  const request = get(url);
+  const status = await new Promise<number>((resolve) => {
+    request.once('response', (response) => {
+      if (response.statusCode !== 200) response.resume();
+      else response.once('data', () => response.pause());
+      resolve(response.statusCode ?? 0);
     });
-    request.on('error', () => resolve(false));
+    request.on('error', () => resolve(0));
   });
+  try {
+    if (status !== 200) return false;
+    const deadline = performance.now() + waitMs;
+    while (performance.now() < deadline) {
+      await sleep(250);
+      if ((await metric(gatewayUrl, CUT_IDLE)) > before) return true;
+    }
+    return false;
+  } finally {
+    request.destroy();
+  }
 }
 
 /** The soak's figures in a few lines. */
