@@ -83,6 +83,8 @@ export interface SoakFigures {
   unexpectedCount: number;
   /** 5xx answers other than the documented refusals (a saturated export: 503 with Retry-After). */
   unexpected5xx: number;
+  /** Answers whose fields missed the upstream's deadline (UPSTREAM_TIMEOUT): tolerated, reported. */
+  upstreamTimeouts: number;
   keysInAnswers: number;
   keysInLogs: number;
   logLines: number;
@@ -152,6 +154,7 @@ class Tally {
   unexpected5xx = 0;
   keysInAnswers = 0;
   crossedAnswers = 0;
+  upstreamTimeouts = 0;
   constructor(private readonly secrets: string[]) {}
 
   /** Counts an answer of `surface`; `allowed` says which `status code` pairs it may give. */
@@ -163,6 +166,12 @@ class Tally {
     bySurface[outcome] = (bySurface[outcome] ?? 0) + 1;
     if (this.secrets.some((secret) => body.includes(secret))) this.keysInAnswers += 1;
     if (allowed(outcome)) return;
+    // A deadline missed on a shared machine under this load: counted and reported, as the load
+    // test tolerates it (test/system/load.test.ts); a surface starved by another shows in the count.
+    if (outcome === '200 UPSTREAM_TIMEOUT') {
+      this.upstreamTimeouts += 1;
+      return;
+    }
     this.unexpectedCount += 1;
     if (status >= 500) this.unexpected5xx += 1;
     if (this.unexpected.length < 10) this.unexpected.push(`${surface}: ${outcome} ${body.slice(0, 300)}`);
@@ -353,9 +362,10 @@ export async function runSoak(options: SoakOptions, log: (line: string) => void)
   sampler.mark('drain');
 
   // --- The tail, judged once the last entries had time to arrive. ---------------------------------
-  await sleep(2_000);
   const expected = (device: string) => logged.get(device) ?? [];
-  await until(() => slow.ids.length >= expected(busyDevice).length, 60_000, 'the slow reader to catch up').catch(() => undefined);
+  // The last entries reach their subscribers within a poll or two; the slow reader, when it has caught up.
+  const caughtUp = () => slow.ids.length >= expected(busyDevice).length && subscribers.every((s) => s.received.ids.length >= expected(s.device).length);
+  await until(caughtUp, 60_000, 'the subscribers to catch up').catch(() => undefined);
   for (const subscriber of subscribers) subscriber.received.stop();
   await Promise.all(clients.map((client) => client.dispose()));
   await slow.stop();
@@ -398,6 +408,7 @@ export async function runSoak(options: SoakOptions, log: (line: string) => void)
     unexpected: tally.unexpected,
     unexpectedCount: tally.unexpectedCount,
     unexpected5xx: tally.unexpected5xx,
+    upstreamTimeouts: tally.upstreamTimeouts,
     keysInAnswers: tally.keysInAnswers,
     keysInLogs: logLines.filter((line) => allKeys.some((key) => line.includes(key))).length,
     logLines: logLines.length,
@@ -509,7 +520,7 @@ export function soakText(figures: SoakFigures): string[] {
     .join('; ');
   return [
     `${figures.requests.toLocaleString('en-US')} requests in ${figures.durationS.toFixed(0)} s (${figures.requestsPerSecond.toFixed(0)}/s): ${outcomes}`,
-    `unexpected answers ${figures.unexpectedCount} (5xx ${figures.unexpected5xx}); keys in answers ${figures.keysInAnswers}, in ${figures.logLines} log lines ${figures.keysInLogs}; answers crossing organizations ${figures.crossedAnswers}`,
+    `unexpected answers ${figures.unexpectedCount} (5xx ${figures.unexpected5xx}); upstream deadlines missed ${figures.upstreamTimeouts}; keys in answers ${figures.keysInAnswers}, in ${figures.logLines} log lines ${figures.keysInLogs}; answers crossing organizations ${figures.crossedAnswers}`,
     `tail: ${t.subscribers} subscribers, ${t.entriesLogged} entries logged, ${t.deliveries} deliveries; foreign ${t.foreign}, lost ${t.lost}, duplicated ${t.duplicated}, out of order ${t.outOfOrder}, errors ${t.errors}; ` +
       `slow reader ${t.slowConsumer.entries} entries (resumed ${t.slowConsumer.resumed} times); refused sockets ${t.refusedSockets}, closed with 4403 ${t.refusedSocketsClosedWith4403}, with 4408 ${t.refusedSocketsTimedOut4408}`,
     `exports: ${figures.exports.downloads} downloads (${figures.exports.rows} rows), ${figures.exports.stalledStarted} stalled, ${figures.exports.stalledCut} cut by the gateway`,
