@@ -1,9 +1,12 @@
 // One subscription's entries on their way to its client. The poller pushes; graphql-ws pulls one
 // event at a time and waits for the socket to take it, so a client that reads slowly leaves
-// entries here. They are bounded: a client still `maxQueued` entries behind when the next poll's
-// entries come is cut with TAIL_GAP (it resumes with `afterId`) instead of the gateway buffering
-// for it without end. A burst into a drained queue is taken whole (a poll reads at most
-// MAX_CATCH_UP), and its entries are the poller's, shared by every subscriber's queue.
+// entries here. They are bounded: a poll's new entries are taken whole into a queue below
+// `maxQueued` (a poll reads at most MAX_CATCH_UP, and its entries are the poller's, shared by every
+// subscriber's queue). A queue at or above the bound (a burst its client is still reading) may not
+// grow: a client that read fewer entries since the last poll than this poll brings is falling
+// further behind, and is cut with TAIL_GAP (it resumes with `afterId`) instead of the gateway
+// buffering for it without end. One that reads at least as fast as entries come is left to catch
+// up however long the burst takes it, and a poll that brings nothing new cuts no one.
 import type { GraphQLError } from 'graphql';
 import { tailGap } from './errors.ts';
 import type { TailEntry } from './source.ts';
@@ -15,6 +18,8 @@ export class EntryFeed<E extends TailEntry = TailEntry> implements AsyncIterable
   /** The id of the newest entry queued: only newer ones are taken, so none is sent twice. */
   #cursor: number;
   #queue: TailEvent<E>[] = [];
+  /** The queue's length after the last entries were taken: above `maxQueued`, it may not grow past it. */
+  #ceiling = 0;
   #waiting: ((result: IteratorResult<TailEvent<E>>) => void) | undefined;
   #ending = false;
   #done = false;
@@ -39,18 +44,19 @@ export class EntryFeed<E extends TailEntry = TailEntry> implements AsyncIterable
   /** Entries in ascending id order; those not newer than the cursor are skipped. Returns how many were taken. */
   push(entries: readonly E[]): number {
     if (this.ended) return 0;
-    if (this.#queue.length >= this.maxQueued) {
+    const fresh = entries.filter((entry) => entry.id > this.#cursor);
+    if (fresh.length === 0) return 0;
+    const queued = this.#queue.length;
+    if (queued >= this.maxQueued && queued + fresh.length > Math.max(this.#ceiling, this.maxQueued)) {
       this.fail(tailGap(`This subscription fell more than ${this.maxQueued} entries behind its client; subscribe again with afterId set to the id of the last entry received.`));
       return 0;
     }
-    let taken = 0;
-    for (const entry of entries) {
-      if (entry.id <= this.#cursor) continue;
+    for (const entry of fresh) {
       this.#cursor = entry.id;
       this.#deliver({ entry });
-      taken += 1;
     }
-    return taken;
+    this.#ceiling = this.#queue.length;
+    return fresh.length;
   }
 
   /** Ends the feed with an error, delivered after the entries already queued. */
