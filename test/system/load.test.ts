@@ -10,7 +10,11 @@
 // Tolerated besides the exact error, for any field: UPSTREAM_TIMEOUT (this 2-core machine is shared
 // and a healthy answer may miss a deadline under load) and the circuit's fast UPSTREAM_UNAVAILABLE
 // (it opens on the refused upstream by design). Both are counted and printed; neither may crowd out
-// the exact codes, which each fault kind must produce tens of times.
+// the exact codes, which each fault kind must produce tens of times. What the machine alone costs
+// healthy answers is measured beside them: a control gateway in the same process (one event loop,
+// so the same stalls) on the same upstream takes healthy operations only all along the run, and
+// its figures are printed and named with the healthy fields' check, so that a failure says whether
+// the machine starved both gateways or the faults cost the main one its healthy answers.
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -52,6 +56,8 @@ const REFUSED_SHARE = 0.05;
 /** Each fault kind must produce its exact error at least this often. */
 const MIN_EXACT_PER_KIND = 20;
 const HEAP_MARGIN_BYTES = 30 * 1024 * 1024;
+/** Healthy operations the control gateway has in flight during the run. */
+const CONTROL_CONCURRENCY = 5;
 
 // Deadlines short enough for a quick run, long enough that a healthy answer on this shared machine
 // rarely misses them; one retry. The circuit of the faulty upstream opens only after more
@@ -458,8 +464,12 @@ let upstream: MixUpstream;
 let refused: string;
 let gateway: GatewayOn;
 let refusedGateway: GatewayOn;
+let controlGateway: GatewayOn;
 let main: Client;
 let toRefused: Client;
+let toControl: Client;
+/** The control gateway's healthy operations, as answered: data, a timeout, the circuit; anything else is listed. */
+const control = { ok: 0, timeout: 0, circuit: 0, other: [] as string[] };
 const unhandled: unknown[] = [];
 const stats = newStats();
 let tcpBefore = 0;
@@ -467,6 +477,29 @@ let heapBefore = 0;
 let runMs = 0;
 let mainOperations = 0;
 const closed = { clients: false, gateways: false, upstream: false };
+
+const HEALTHY_DEVICES_BODY = JSON.stringify({ query: QUERIES.devices, variables: { first: DEVICES_FIRST, filter: { organizationId: idOf('healthy') } } });
+
+/** Healthy operations to the control gateway, CONTROL_CONCURRENCY at a time, until `running` says stop. */
+async function controlLoad(running: () => boolean): Promise<void> {
+  await Promise.all(
+    Array.from({ length: CONTROL_CONCURRENCY }, async () => {
+      while (running()) {
+        try {
+          const { status, text } = await post(toControl, HEALTHY_DEVICES_BODY);
+          const body = JSON.parse(text) as { data?: { protectionDevices?: unknown }; errors?: GraphQLErrorJson[] };
+          const code = body.errors?.[0]?.extensions?.code;
+          if (status === 200 && body.errors === undefined && matchesFirstPage(body.data?.protectionDevices, HEALTHY_DEVICES)) control.ok += 1;
+          else if (status === 200 && body.errors?.length === 1 && code === 'UPSTREAM_TIMEOUT') control.timeout += 1;
+          else if (status === 200 && body.errors?.length === 1 && code === 'UPSTREAM_UNAVAILABLE') control.circuit += 1;
+          else if (control.other.length < 5) control.other.push(`${status} ${text.slice(0, 300)}`);
+        } catch (error) {
+          if (control.other.length < 5) control.other.push(`no HTTP response: ${String(error)}`);
+        }
+      }
+    }),
+  );
+}
 
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
@@ -514,24 +547,37 @@ beforeAll(async () => {
   refused = await refusedUrl();
   gateway = await startGatewayOn(upstream.url, SETTINGS);
   refusedGateway = await startGatewayOn(refused, REFUSED_SETTINGS);
+  controlGateway = await startGatewayOn(upstream.url, SETTINGS);
   main = clientOf(gateway.gateway);
   toRefused = clientOf(refusedGateway.gateway);
+  toControl = clientOf(controlGateway.gateway);
 
-  // Warm-up (code compiled, caches filled, pools open) before the heap is sampled.
-  await load('warm-up', WARM_UP, 1);
+  // Warm-up (code compiled, caches filled, pools open) before the heap is sampled; the control
+  // runs along with each load, as long as it does.
+  const withControl = async <T>(work: () => Promise<T>): Promise<T> => {
+    let running = true;
+    const controlled = controlLoad(() => running);
+    try {
+      return await work();
+    } finally {
+      running = false;
+      await controlled;
+    }
+  };
+  await withControl(() => load('warm-up', WARM_UP, 1));
   await until(() => upstream.openResponses() === 0, 5_000);
   heapBefore = await settledHeap();
 
   const before = stats.operations;
-  runMs = await load('run', OPERATIONS, 0x5eed);
+  runMs = await withControl(() => load('run', OPERATIONS, 0x5eed));
   mainOperations = stats.operations - before;
 }, 120_000);
 
 afterAll(async () => {
   process.off('unhandledRejection', onUnhandled);
   process.off('uncaughtException', onUnhandled);
-  if (!closed.clients) await Promise.all([main?.pool.close(), toRefused?.pool.close()]);
-  if (!closed.gateways) await Promise.all([gateway?.close(), refusedGateway?.close()]);
+  if (!closed.clients) await Promise.all([main?.pool.close(), toRefused?.pool.close(), toControl?.pool.close()]);
+  if (!closed.gateways) await Promise.all([gateway?.close(), refusedGateway?.close(), controlGateway?.close()]);
   if (!closed.upstream) await upstream?.close();
 });
 
@@ -557,7 +603,13 @@ describe(`${OPERATIONS} operations at concurrency ${CONCURRENCY} against an upst
       const seen = stats.fields[target];
       if (target === 'healthy') {
         // Most healthy fields get their data; a few may miss a deadline on a loaded machine.
-        expect(seen.ok, 'healthy fields answered').toBeGreaterThan(seen.timeout + seen.circuit);
+        const figures =
+          `healthy fields answered ${seen.ok}, timed out ${seen.timeout}, circuit ${seen.circuit}; ` +
+          `beside them, the control's healthy operations answered ${control.ok}, timed out ${control.timeout}, circuit ${control.circuit}`;
+        console.log(`load: ${figures}`);
+        expect(control.other, "the control's answers").toEqual([]);
+        expect(control.ok + control.timeout + control.circuit).toBeGreaterThan(0);
+        expect(seen.ok, figures).toBeGreaterThan(seen.timeout + seen.circuit);
       } else {
         expect(seen.exact, `${target}: its exact error`).toBeGreaterThanOrEqual(MIN_EXACT_PER_KIND);
         expect(seen.ok, `${target}: answered as if healthy`).toBe(0);
@@ -567,7 +619,7 @@ describe(`${OPERATIONS} operations at concurrency ${CONCURRENCY} against an upst
 
   it('nothing was unhandled and the gateway logged no internal error', () => {
     expect(unhandled).toEqual([]);
-    expect([...gateway.logs, ...refusedGateway.logs]).toEqual([]);
+    expect([...gateway.logs, ...refusedGateway.logs, ...controlGateway.logs]).toEqual([]);
   });
 
   it('afterwards the gateway answers: /healthz, a healthy operation, a closed circuit', async () => {
@@ -602,15 +654,15 @@ describe(`${OPERATIONS} operations at concurrency ${CONCURRENCY} against an upst
     await until(() => upstream.openResponses() === 0, 5_000);
     expect(upstream.openResponses()).toBe(0);
 
-    await Promise.all([main.pool.close(), toRefused.pool.close()]);
+    await Promise.all([main.pool.close(), toRefused.pool.close(), toControl.pool.close()]);
     closed.clients = true;
     const connections = ({ gateway: gw }: GatewayOn) => promisify(gw.httpServer.getConnections.bind(gw.httpServer))();
-    const clientSide = async () => (await connections(gateway)) + (await connections(refusedGateway));
+    const clientSide = async () => (await connections(gateway)) + (await connections(refusedGateway)) + (await connections(controlGateway));
     await until(async () => (await clientSide()) === 0, 3_000);
     expect(await clientSide()).toBe(0);
 
     // Closing the gateways closes their pools: no socket to the upstream outlives them.
-    await Promise.all([gateway.close(), refusedGateway.close()]);
+    await Promise.all([gateway.close(), refusedGateway.close(), controlGateway.close()]);
     closed.gateways = true;
     await until(() => upstream.openSockets() === 0, 3_000);
     expect(upstream.openSockets()).toBe(0);
