@@ -114,11 +114,16 @@ describe('Subscription.trafficLogEntryAdded', () => {
     await until(() => (s.ids.at(-1) ?? 0) >= newest, 15_000, 'the whole burst');
     s.stop();
     expect(s.errors).toEqual([]);
-    const logged = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=0`)).json.data as { id: number }[];
-    const older = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=1000`)).json.data as { id: number }[];
-    const oldest = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=2000`)).json.data as { id: number }[];
-    // New entries may land between these three reads and shift the pages: overlap, never a hole.
-    const all = [...new Set([...logged, ...older, ...oldest].map((e) => e.id))].filter((id) => id >= s.ids[0]! && id <= s.ids.at(-1)!).sort((a, b) => a - b);
+    // The log read back over REST, a page at a time, down to the subscriber's first entry (entries
+    // logged since it stopped, however many a slow machine let in, are more pages to read).
+    const read: { id: number }[] = [];
+    for (let offset = 0; offset < 20_000 && (read.length === 0 || read.at(-1)!.id > s.ids[0]!); offset += 1000) {
+      const page = (await v1Request(stack.v1, 'GET', `/api/v1/atb/${device}/traffic?order=-id&limit=1000&offset=${offset}`)).json.data as { id: number }[];
+      if (page.length === 0) break;
+      read.push(...page);
+    }
+    // New entries may land between these reads and shift the pages: overlap, never a hole.
+    const all = [...new Set(read.map((e) => e.id))].filter((id) => id >= s.ids[0]! && id <= s.ids.at(-1)!).sort((a, b) => a - b);
     expect(s.ids).toEqual(all);
     expect(s.ids.length).toBeGreaterThan(2500);
   });
