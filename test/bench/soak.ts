@@ -100,7 +100,7 @@ export interface SoakFigures {
     slowConsumer: { entries: number; resumed: number; lost: number; duplicated: number; outOfOrder: number };
     refusedSockets: number;
     refusedSocketsClosedWith4403: number;
-    /** Closed by graphql-ws's connection_init wait (4408) before the upstream's answer on the key came. */
+    /** Closed by the gateway's connection_init wait (4408): this process sent none within 3 s. */
     refusedSocketsTimedOut4408: number;
   };
   exports: { downloads: number; rows: number; stalledStarted: number; stalledCut: number };
@@ -334,8 +334,8 @@ export async function runSoak(options: SoakOptions, log: (line: string) => void)
     const closed = await Promise.race([client.closed, sleep(30_000).then(() => ({ code: 0, reason: 'still open after 30 s' }))]);
     await client.dispose();
     sockets.refused += 1;
-    // 4403: the key was refused. 4408: graphql-ws's own wait for connection_init ran out while the
-    // upstream was still being asked about the key (a machine under load); closed all the same.
+    // 4403: the key was refused. 4408: the gateway's wait for connection_init ran out, which only
+    // this process can cause (stalled under load before it sent one); closed all the same.
     if (closed.code === 4403) sockets.closed4403 += 1;
     else if (closed.code === 4408) sockets.closed4408 += 1;
     else tally.record('refused socket', 0, `closed with ${closed.code} ${closed.reason}`, () => false);
