@@ -1,11 +1,11 @@
 // /mcp: the Model Context Protocol over Streamable HTTP, with the official SDK, stateless. Each
 // POST is answered on its own: a server and a transport are made for it and dropped with it, no
-// `Mcp-Session-Id` is handed out, and the answer is one JSON body (no event stream). So any replica
+// per-client id header is handed out, and the answer is one JSON body (no event stream). So any replica
 // answers any request, a load balancer needs no affinity, and a stopping gateway has no open
 // stream to end. What a stateful server would add (server-to-client requests, progress
 // notifications, resumable streams) has no use here: a tool call is one GraphQL operation, answered
-// once. A GET (the optional stream of server-initiated messages) and a DELETE (closing an `Mcp-Session-Id`)
-// are 405, as the transport's specification allows.
+// once. A GET (the optional stream of server-initiated messages) and a DELETE (ending a client's
+// state, which is never kept) are 405, as the transport's specification allows.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -108,7 +108,7 @@ export function mcpEndpoint<TCaller>(options: McpEndpointOptions<TCaller>): (req
     const { caller } = authentication;
     if (req.method !== 'POST') {
       req.resume();
-      return sendRpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no Mcp-Session-Id, no server-initiated stream).', { allow: 'POST, OPTIONS' });
+      return sendRpcError(res, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no per-client id, no server-initiated stream).', { allow: 'POST, OPTIONS' });
     }
     let body: unknown;
     try {
